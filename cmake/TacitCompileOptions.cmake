@@ -1,0 +1,55 @@
+# Compile options shared by every tacit target.
+
+add_library(tacit_options INTERFACE)
+target_compile_options(tacit_options INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor -Wimplicit-fallthrough
+  # Bit-faithfulness: never contract a*b+c into an FMA behind the semantics' back.
+  -ffp-contract=off)
+if(TACIT_WERROR)
+  target_compile_options(tacit_options INTERFACE -Werror)
+endif()
+if(TACIT_NATIVE)
+  target_compile_options(tacit_options INTERFACE -march=native)
+endif()
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  # GCC 12 reports false positives in <string>/<vector> at -O2/-O3 (GCC bugs 105329, 106199).
+  target_compile_options(tacit_options INTERFACE -Wno-restrict -Wno-array-bounds -Wno-stringop-overflow)
+endif()
+if(TACIT_SANITIZE)
+  target_compile_options(tacit_options INTERFACE -fsanitize=address,undefined -fno-sanitize-recover=all
+                         -fno-omit-frame-pointer)
+  target_link_options(tacit_options INTERFACE -fsanitize=address,undefined -fno-sanitize-recover=all)
+endif()
+if(TACIT_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "tacit: TACIT_FUZZ=ON needs clang (configure with -DCMAKE_CXX_COMPILER=clang++)")
+  endif()
+  target_compile_options(tacit_options INTERFACE -fsanitize=fuzzer-no-link,address,undefined)
+  target_link_options(tacit_options INTERFACE -fsanitize=address,undefined)
+endif()
+
+# tacit_library(NAME DEPS ...): one static library per module, built from every .cc file in the
+# module's folder (recursively), so that adding a file never needs an edit here.
+function(tacit_library name)
+  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
+  add_library(tacit_${name} STATIC ${sources})
+  target_include_directories(tacit_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(tacit_${name} PUBLIC tacit_options ${ARG_DEPS})
+endfunction()
+
+# tacit_test(NAME SOURCES... DEPS ... [LABELS ...]): a GoogleTest executable registered with CTest.
+function(tacit_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE tacit_options ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  target_compile_definitions(${name} PRIVATE
+    TACIT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    TACIT_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
+    TACIT_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  include(GoogleTest)
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}")
+endfunction()

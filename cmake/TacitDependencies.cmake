@@ -1,0 +1,48 @@
+# Every external dependency is a Debian 12 package installed by scripts/setup.
+# A missing one stops configuration with the package to install, not a link error later.
+
+function(tacit_require_package found_var what package)
+  if(NOT ${found_var})
+    message(FATAL_ERROR "tacit: ${what} not found. Install it with: "
+                        "sudo apt-get install --no-install-recommends ${package} "
+                        "(or run scripts/setup, which installs every build dependency)")
+  endif()
+endfunction()
+
+find_package(Threads REQUIRED)
+
+# Gecode: constraint programming for scratchpad allocation (libgecode-dev ships no CMake config).
+find_path(GECODE_INCLUDE_DIR gecode/int.hh)
+find_library(GECODE_INT_LIB gecodeint)
+find_library(GECODE_KERNEL_LIB gecodekernel)
+find_library(GECODE_SEARCH_LIB gecodesearch)
+find_library(GECODE_SUPPORT_LIB gecodesupport)
+find_library(GECODE_MINIMODEL_LIB gecodeminimodel)
+if(GECODE_INCLUDE_DIR AND GECODE_INT_LIB AND GECODE_KERNEL_LIB AND GECODE_SEARCH_LIB
+   AND GECODE_SUPPORT_LIB AND GECODE_MINIMODEL_LIB)
+  set(GECODE_FOUND TRUE)
+endif()
+tacit_require_package(GECODE_FOUND "Gecode" libgecode-dev)
+add_library(tacit_gecode INTERFACE)
+target_include_directories(tacit_gecode SYSTEM INTERFACE ${GECODE_INCLUDE_DIR})
+target_link_libraries(tacit_gecode INTERFACE ${GECODE_MINIMODEL_LIB} ${GECODE_SEARCH_LIB}
+                      ${GECODE_INT_LIB} ${GECODE_KERNEL_LIB} ${GECODE_SUPPORT_LIB} Threads::Threads)
+
+if(TACIT_TESTS)
+  find_package(GTest QUIET)
+  tacit_require_package(GTest_FOUND "GoogleTest" "libgtest-dev libgmock-dev")
+endif()
+
+if(TACIT_BENCH AND NOT TACIT_SANITIZE)
+  find_package(benchmark QUIET)
+  tacit_require_package(benchmark_FOUND "Google Benchmark" libbenchmark-dev)
+  # OpenBLAS is only the yardstick the evaluator's dot is measured against (bench/hlo).
+  find_library(OPENBLAS_LIB NAMES openblas PATH_SUFFIXES openblas-pthread)
+  find_path(OPENBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas openblas-pthread)
+  if(OPENBLAS_LIB AND OPENBLAS_INCLUDE_DIR)
+    set(OPENBLAS_FOUND TRUE)
+  endif()
+  tacit_require_package(OPENBLAS_FOUND "OpenBLAS" libopenblas-dev)
+endif()
+
+find_package(Python3 COMPONENTS Interpreter QUIET)

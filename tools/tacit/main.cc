@@ -1,0 +1,4 @@
+// tacit: the single command-line tool. Subcommands live in cmd_*.cc and register themselves.
+#include "cli.h"
+
+int main(int argc, char** argv) { return tacit::cli::dispatch(argc, argv); }
