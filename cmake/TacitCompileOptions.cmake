@@ -43,6 +43,7 @@ function(tacit_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE tacit_options ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(${name} PRIVATE
     TACIT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     TACIT_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
