@@ -54,6 +54,11 @@ class Parser {
     std::unordered_map<std::string_view, HloInstruction*> names;
     std::vector<HloInstruction*> anonymous;
     HloInstruction* root = nullptr;
+    // Instructions join the computation only when its body is complete, so parameter numbers can
+    // be bounded by the instruction count first (the computation sizes its parameter table by the
+    // largest number: a hostile parameter(1000000000000) must not allocate).
+    std::vector<std::unique_ptr<HloInstruction>> pending;
+    std::vector<std::pair<const HloInstruction*, size_t>> parameter_offsets;
   };
 
   class DepthGuard {
@@ -842,7 +847,7 @@ void Parser::parseBody(Scope& scope) {
     }
     parseInstruction(scope);
   }
-  if (scope.comp->instructions().empty())
+  if (scope.pending.empty())
     failHere("computation '" + scope.comp->name() + "' has no instructions");
   advance();
   finishScope(scope);
@@ -851,7 +856,20 @@ void Parser::parseBody(Scope& scope) {
 // Root defaults to the last instruction; anonymous instructions get unique names.
 void Parser::finishScope(Scope& scope) {
   HloComputation* comp = scope.comp;
-  comp->setRoot(scope.root ? scope.root : comp->instructions().back().get());
+  for (const auto& [param, offset] : scope.parameter_offsets) {
+    if (param->parameterNumber() >= static_cast<int64_t>(scope.pending.size())) {
+      fail(offset,
+           "parameter number " + std::to_string(param->parameterNumber()) + " is out of range: '" +
+               comp->name() + "' has only " +
+               plural(static_cast<int64_t>(scope.pending.size()), "instruction"),
+           "parameters are numbered 0..n-1");
+    }
+  }
+  HloInstruction* last = scope.pending.back().get();
+  for (auto& inst : scope.pending)
+    comp->addInstruction(std::move(inst));
+  scope.pending.clear();
+  comp->setRoot(scope.root ? scope.root : last);
   for (HloInstruction* inst : scope.anonymous) {
     std::string base = std::string(inst->opcodeSpelling()) + ".anon";
     std::string name = base;
@@ -953,7 +971,9 @@ HloInstruction* Parser::parseInstructionRhs(Scope& scope, std::string name, size
     }
     inst->mutableShape() = *r.shape;
   }
-  return scope.comp->addInstruction(std::move(inst));
+  HloInstruction* raw = inst.get();
+  scope.pending.push_back(std::move(inst));
+  return raw;
 }
 
 void Parser::parseOperands(Scope& scope, HloOpcode opcode, const Shape* shape,
@@ -961,6 +981,7 @@ void Parser::parseOperands(Scope& scope, HloOpcode opcode, const Shape* shape,
                            size_t opcode_offset) {
   expect(Tok::kLParen, "to start the operand list");
   if (opcode == HloOpcode::kParameter) {
+    scope.parameter_offsets.emplace_back(pending, tok_.begin);
     pending->setParameterNumber(parseNonNegative("a parameter number"));
     if (!shape) fail(opcode_offset, "the result shape of 'parameter' must be written");
   } else if (opcode == HloOpcode::kConstant) {
