@@ -1,0 +1,88 @@
+// `tacit hlo check FILE...` and `tacit hlo print FILE [-o OUT]`: the HLO text front end on the
+// command line. Lit-style files with `// -----` separators are split and each part handled as one
+// module.
+#include <iostream>
+
+#include "cli.h"
+#include "hlo/parser.h"
+#include "hlo/printer.h"
+#include "hlo/shape_inference.h"
+#include "hlo/verifier.h"
+#include "support/output.h"
+#include "support/source.h"
+#include "support/strings.h"
+
+namespace tacit::cli {
+namespace {
+
+std::string signature(const hlo::HloComputation& entry) {
+  hlo::ProgramShape ps = hlo::programShape(entry);
+  return "(" + joinWith(ps.parameters, ", ", [](const hlo::Shape& s) { return s.shortStr(); }) +
+         ") -> " + ps.result.shortStr();
+}
+
+std::string summary(const hlo::HloModule& m) {
+  int64_t instructions = 0;
+  for (const auto& c : m.computations())
+    instructions += c->instructionCount();
+  return m.name() + ": " + plural(static_cast<int64_t>(m.computations().size()), "computation") +
+         ", " + plural(instructions, "instruction") + ", entry " + m.entry()->name() + " " +
+         signature(*m.entry());
+}
+
+int runCheck(const Args& args) {
+  for (const std::string& path : args.positionals()) {
+    std::string text = readFile(path);
+    for (const hlo::InputPart& part : hlo::splitInputFile(text)) {
+      auto module = hlo::parseModule(part.text, path);
+      hlo::verifyModule(*module);
+      std::cout << path << ":" << part.first_line << ": " << summary(*module) << "\n";
+    }
+  }
+  return 0;
+}
+
+int runPrint(const Args& args) {
+  const std::string& path = args.positionals()[0];
+  std::string out;
+  for (const auto& module : hlo::parseModules(readFile(path), path)) {
+    if (!out.empty()) out += "\n// -----\n\n";
+    out += hlo::printModule(*module);
+  }
+  if (args.has("output") && args.has("o")) fail("give either -o or --output, not both");
+  if (auto target = args.has("o") ? args.get("o") : args.get("output")) {
+    writeFileAtomic(*target, out);
+  } else {
+    std::cout << out;
+  }
+  return 0;
+}
+
+Registration check_command{Command{"hlo check",
+                                   "FILE...",
+                                   "parse and verify HLO text modules",
+                                   "Parses each file (each `// -----` part of a lit-style file is "
+                                   "one module), verifies it, and prints\n"
+                                   "one line per module: name, computations, instructions, entry "
+                                   "signature. Stops at the first error\n"
+                                   "with its diagnostic and exit status 1.",
+                                   {},
+                                   1,
+                                   -1,
+                                   runCheck}};
+
+Registration print_command{
+    Command{"hlo print",
+            "FILE",
+            "print HLO text in canonical form",
+            "Parses FILE and prints its modules in tacit's canonical HLO text (parts of a "
+            "lit-style file are\n"
+            "separated by `// -----`). The output parses back to the same module.",
+            {{"output", "FILE", "write to FILE (atomically) instead of stdout"},
+             {"o", "FILE", "same as --output"}},
+            1,
+            1,
+            runPrint}};
+
+}  // namespace
+}  // namespace tacit::cli
