@@ -1,0 +1,315 @@
+// Pattern compilation and the e-matching virtual machine.
+//
+// A pattern compiles into a linear program over class registers (register 0 holds the root
+// class):
+//   Bind r, p, out   for each e-node of class r with p's operator, arity and attribute: write its
+//                    children into registers out..out+arity-1, run the rest, backtrack
+//   Compare a, b     registers a and b must hold the same class (a repeated variable)
+//   CheckGround r, g register r must hold the class of ground sub-pattern g, found once per
+//                    search by hash-cons lookup (no scanning for variable-free sub-terms)
+//   Yield            record (root class, variable registers, attribute variables)
+// Compare and CheckGround are emitted right after the Bind that fills their register, so failing
+// candidates are cut as early as possible. The first Bind (the root) is driven from the e-graph's
+// per-operator node list instead of scanning every class.
+#include <algorithm>
+#include <deque>
+#include <numeric>
+
+#include "egraph/pattern.h"
+
+namespace tacit::egraph {
+
+void Pattern::compile() {
+  may_duplicate_ = false;
+  for (Node& n : nodes_) {
+    if (n.is_var) continue;
+    n.ground = n.attr_kind == AttrMatch::Kind::kExact;
+    for (uint32_t k = 0; k < n.arity; ++k)
+      n.ground = n.ground && nodes_[children_[n.first_child + k]].ground;
+    // A wildcard that binds nothing lets two e-nodes produce the same substitution.
+    if (n.attr_kind == AttrMatch::Kind::kAny) may_duplicate_ = true;
+  }
+  program_.clear();
+  ground_nodes_.clear();
+  var_reg_.assign(var_names_.size(), UINT32_MAX);
+  reg_count_ = 1;
+  const auto root = static_cast<uint32_t>(nodes_.size() - 1);
+  if (nodes_[root].is_var) {
+    var_reg_[nodes_[root].var] = 0;
+    program_.push_back(Instr{Instr::kYield});
+    return;
+  }
+  if (nodes_[root].ground) {
+    ground_nodes_.push_back(root);
+    program_.push_back(Instr{Instr::kYield});
+    return;
+  }
+  std::vector<bool> attr_bound(attr_var_names_.size(), false);
+  std::deque<std::pair<uint32_t, uint32_t>> queue{{root, 0}};  // (pattern node, register)
+  while (!queue.empty()) {
+    auto [p, reg] = queue.front();
+    queue.pop_front();
+    const Node& n = nodes_[p];
+    Instr bind{Instr::kBind};
+    bind.reg = reg;
+    bind.arg = p;
+    bind.out = reg_count_;
+    reg_count_ += n.arity;
+    if (n.attr_kind == AttrMatch::Kind::kBind) {
+      bind.attr_bind_first = !attr_bound[n.attr_var];
+      attr_bound[n.attr_var] = true;
+    }
+    program_.push_back(bind);
+    for (uint32_t k = 0; k < n.arity; ++k) {
+      uint32_t c = children_[n.first_child + k];
+      uint32_t creg = bind.out + k;
+      const Node& child = nodes_[c];
+      if (child.is_var) {
+        if (var_reg_[child.var] == UINT32_MAX) {
+          var_reg_[child.var] = creg;
+        } else {
+          Instr cmp{Instr::kCompare};
+          cmp.reg = var_reg_[child.var];
+          cmp.arg = creg;
+          program_.push_back(cmp);
+        }
+      } else if (child.ground) {
+        Instr chk{Instr::kCheckGround};
+        chk.reg = creg;
+        chk.arg = static_cast<uint32_t>(ground_nodes_.size());
+        ground_nodes_.push_back(c);
+        program_.push_back(chk);
+      } else {
+        queue.emplace_back(c, creg);
+      }
+    }
+  }
+  program_.push_back(Instr{Instr::kYield});
+}
+
+bool Pattern::predicateHolds(int32_t pred, const AttrTable& table, AttrId a) const {
+  if (pred < 0) return true;
+  if (pred_cache_.size() != preds_.size()) pred_cache_.assign(preds_.size(), PredCache{});
+  PredCache& cache = pred_cache_[static_cast<size_t>(pred)];
+  if (cache.table != &table) {
+    cache.table = &table;
+    cache.value.clear();
+  }
+  if (cache.value.size() <= a.value) cache.value.resize(a.value + 1, 0);
+  int8_t& v = cache.value[a.value];
+  if (v == 0) v = preds_[static_cast<size_t>(pred)](table, a) ? 1 : 2;
+  return v == 1;
+}
+
+// One search: registers, ground classes and the output rows.
+class MatchRun {
+ public:
+  MatchRun(const Pattern& p, const EGraph& g, Matches& out, const SearchBudget& budget)
+      : p_(p),
+        g_(g),
+        out_(out),
+        budget_(budget),
+        regs_(p.reg_count_, 0),
+        aregs_(p.attr_var_names_.size(), 0) {
+    out_.nvars_ = static_cast<uint32_t>(p.var_names_.size());
+    out_.nattrs_ = static_cast<uint32_t>(p.attr_var_names_.size());
+    out_.stride_ = 1 + out_.nvars_ + out_.nattrs_;
+    out_.rows_.clear();
+  }
+
+  // Looks up every ground sub-pattern; false if one is absent (then nothing can match).
+  bool prepareGround() {
+    ground_.resize(p_.ground_nodes_.size());
+    for (size_t i = 0; i < ground_.size(); ++i) {
+      auto c = groundClass(p_.ground_nodes_[i]);
+      if (!c) return false;
+      ground_[i] = c->value;
+    }
+    return true;
+  }
+
+  void searchAll() {
+    const Pattern::Node& root = p_.nodes_.back();
+    if (root.is_var) {
+      for (ClassId c : g_.classes()) {
+        if (expired()) return;
+        regs_[0] = c.value;
+        run(0);
+        if (stopped_) return;
+      }
+    } else if (root.ground) {
+      regs_[0] = ground_[0];
+      run(0);
+    } else {
+      for (NodeId n : g_.nodesWithOp(root.op)) {
+        if (expired()) return;
+        regs_[0] = g_.classOf(n).value;
+        if (bind(p_.program_[0], n)) run(1);
+        if (stopped_) return;
+      }
+    }
+  }
+
+  void searchClass(ClassId c) {
+    const Pattern::Node& root = p_.nodes_.back();
+    regs_[0] = c.value;
+    if (root.is_var) {
+      run(0);
+    } else if (root.ground) {
+      if (ground_[0] == c.value) run(0);
+    } else {
+      for (NodeId n : g_.nodes(c, root.op)) {
+        if (expired()) return;
+        if (bind(p_.program_[0], n)) run(1);
+        if (stopped_) return;
+      }
+    }
+  }
+
+  SearchStatus status() const { return status_; }
+
+ private:
+  std::optional<ClassId> groundClass(uint32_t node) {
+    const Pattern::Node& n = p_.nodes_[node];
+    std::vector<ClassId> kids(n.arity);
+    for (uint32_t k = 0; k < n.arity; ++k) {
+      auto c = groundClass(p_.children_[n.first_child + k]);
+      if (!c) return std::nullopt;
+      kids[k] = *c;
+    }
+    return g_.lookup(n.op, n.attr, kids);
+  }
+
+  bool expired() {
+    if (!budget_.deadline || (++tick_ & 255) != 0) return false;
+    if (std::chrono::steady_clock::now() < *budget_.deadline) return false;
+    stopped_ = true;
+    status_ = SearchStatus::kDeadline;
+    return true;
+  }
+
+  // Checks e-node n against the Bind's pattern node and loads its children into registers.
+  bool bind(const Pattern::Instr& in, NodeId n) {
+    const Pattern::Node& pn = p_.nodes_[in.arg];
+    ENode e = g_.node(n);
+    if (e.arity() != pn.arity) return false;
+    switch (pn.attr_kind) {
+      case AttrMatch::Kind::kExact:
+        if (e.attr() != pn.attr) return false;
+        break;
+      case AttrMatch::Kind::kAny:
+        if (!p_.predicateHolds(pn.pred, g_.language().attrs(), e.attr())) return false;
+        break;
+      case AttrMatch::Kind::kBind:
+        if (in.attr_bind_first) {
+          if (!p_.predicateHolds(pn.pred, g_.language().attrs(), e.attr())) return false;
+          aregs_[pn.attr_var] = e.attr().value;
+        } else if (aregs_[pn.attr_var] != e.attr().value) {
+          return false;
+        }
+        break;
+    }
+    for (uint32_t k = 0; k < pn.arity; ++k)
+      regs_[in.out + k] = e.child(k).value;
+    return true;
+  }
+
+  void run(size_t pc) {
+    for (;;) {
+      const Pattern::Instr& in = p_.program_[pc];
+      switch (in.kind) {
+        case Pattern::Instr::kCompare:
+          if (regs_[in.reg] != regs_[in.arg]) return;
+          ++pc;
+          continue;
+        case Pattern::Instr::kCheckGround:
+          if (regs_[in.reg] != ground_[in.arg]) return;
+          ++pc;
+          continue;
+        case Pattern::Instr::kYield:
+          yield();
+          return;
+        case Pattern::Instr::kBind:
+          for (NodeId n : g_.nodes(ClassId(regs_[in.reg]), p_.nodes_[in.arg].op)) {
+            if (bind(in, n)) run(pc + 1);
+            if (stopped_) return;
+          }
+          return;
+      }
+    }
+  }
+
+  void yield() {
+    auto& rows = out_.rows_;
+    rows.push_back(regs_[0]);
+    for (uint32_t r : p_.var_reg_)
+      rows.push_back(regs_[r]);
+    rows.insert(rows.end(), aregs_.begin(), aregs_.end());
+    if (out_.size() >= budget_.max_matches) {
+      stopped_ = true;
+      status_ = SearchStatus::kMatchLimit;
+    }
+  }
+
+  const Pattern& p_;
+  const EGraph& g_;
+  Matches& out_;
+  const SearchBudget& budget_;
+  std::vector<uint32_t> regs_;
+  std::vector<uint32_t> aregs_;
+  std::vector<uint32_t> ground_;
+  bool stopped_ = false;
+  SearchStatus status_ = SearchStatus::kComplete;
+  uint32_t tick_ = 0;
+};
+
+namespace {
+
+// Sorts rows lexicographically (class first) and drops repeated ones.
+void dedupRows(std::vector<uint32_t>& rows, uint32_t stride) {
+  size_t n = rows.size() / stride;
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  auto row = [&](uint32_t i) { return rows.begin() + static_cast<ptrdiff_t>(i) * stride; };
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return std::lexicographical_compare(row(a), row(a) + stride, row(b), row(b) + stride);
+  });
+  std::vector<uint32_t> out;
+  out.reserve(rows.size());
+  for (size_t k = 0; k < n; ++k) {
+    if (k > 0 && std::equal(row(order[k]), row(order[k]) + stride, row(order[k - 1]))) continue;
+    out.insert(out.end(), row(order[k]), row(order[k]) + stride);
+  }
+  rows.swap(out);
+}
+
+}  // namespace
+
+SearchStatus Pattern::search(const EGraph& g, Matches& out, const SearchBudget& budget) const {
+  if (!g.clean()) throw EGraphError("Pattern::search: the e-graph needs rebuild() first");
+  MatchRun run(*this, g, out, budget);
+  if (budget.max_matches == 0) return SearchStatus::kMatchLimit;
+  if (!run.prepareGround()) return SearchStatus::kComplete;
+  run.searchAll();
+  if (may_duplicate_) dedupRows(out.rows_, out.stride_);
+  return run.status();
+}
+
+Matches Pattern::search(const EGraph& g) const {
+  Matches m;
+  search(g, m);
+  return m;
+}
+
+SearchStatus Pattern::searchClass(const EGraph& g, ClassId c, Matches& out,
+                                  const SearchBudget& budget) const {
+  if (!g.clean()) throw EGraphError("Pattern::searchClass: the e-graph needs rebuild() first");
+  MatchRun run(*this, g, out, budget);
+  if (budget.max_matches == 0) return SearchStatus::kMatchLimit;
+  if (!run.prepareGround()) return SearchStatus::kComplete;
+  run.searchClass(g.find(c));
+  if (may_duplicate_) dedupRows(out.rows_, out.stride_);
+  return run.status();
+}
+
+}  // namespace tacit::egraph

@@ -1,0 +1,234 @@
+// Patterns and e-matching.
+//
+// A pattern is a tree of operator nodes and class variables. Each operator node constrains the
+// e-node's attribute with an AttrMatch: exact id, wildcard, wildcard that binds the attribute into
+// the substitution (repeated names must bind the same attribute), each optionally restricted by
+// a predicate on the payload. A class variable that occurs twice must bind the same e-class.
+// Patterns compile once, at construction, into a small matching program (egg's e-matching
+// virtual machine, §5.1 of the egg paper: bind / compare / ground-check / yield instructions);
+// searching runs it over the e-graph's sorted class index.
+//
+// Text form (parse()):  pattern := ?var | op | op[attr] | (op[attr]? pattern*)
+//   attr := *            any attribute                 (wildcard)
+//         | *:name       any attribute that satisfies predicate `name` (ParseOptions)
+//         | ?a           binds the attribute to attribute variable `a`
+//         | ?a:name      binds it, if predicate `name` holds
+//         | text         exactly Language::parseAttr(op, text)
+//   An operator without [...] requires kNoAttr. Examples:
+//   "(+ ?a (* ?b (num[0])))", "(transpose[?p] (transpose[?q] ?x))", "(slice[*:full] ?x)".
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "egraph/egraph.h"
+#include "egraph/ids.h"
+#include "egraph/language.h"
+
+namespace tacit::egraph {
+
+// Class and attribute variables of one pattern: indices into its variable tables.
+using Var = StrongId<struct VarTag>;
+using AttrVar = StrongId<struct AttrVarTag>;
+
+// A pure predicate on an attribute payload (decode it with table.bytes(a) / AttrReader). Results
+// are cached per AttrId, so it must not depend on anything but the attribute.
+using AttrPredicate = std::function<bool(const AttrTable& table, AttrId a)>;
+
+class AttrMatch {
+ public:
+  enum class Kind : uint8_t { kExact, kAny, kBind };
+  AttrMatch() = default;  // exactly kNoAttr
+  static AttrMatch exact(AttrId a);
+  static AttrMatch none() { return exact(kNoAttr); }
+  static AttrMatch any(AttrPredicate pred = {});
+  static AttrMatch bind(std::string var, AttrPredicate pred = {});
+
+  Kind kind() const { return kind_; }
+  AttrId attr() const { return attr_; }
+  const std::string& var() const { return var_; }
+  const AttrPredicate& predicate() const { return pred_; }
+
+ private:
+  Kind kind_ = Kind::kExact;
+  AttrId attr_ = kNoAttr;
+  std::string var_;
+  AttrPredicate pred_;
+};
+
+// A substitution: the classes and attributes a match bound, indexed by the pattern's Var/AttrVar.
+class Subst {
+ public:
+  Subst(const uint32_t* vars, uint32_t nvars, uint32_t nattrs)
+      : vals_(vars), nvars_(nvars), nattrs_(nattrs) {}
+  ClassId operator[](Var v) const {
+    if (v.value >= nvars_) throw EGraphError("Subst: variable index out of range");
+    return ClassId(vals_[v.value]);
+  }
+  AttrId operator[](AttrVar v) const {
+    if (v.value >= nattrs_) throw EGraphError("Subst: attribute variable index out of range");
+    return AttrId(vals_[nvars_ + v.value]);
+  }
+  size_t varCount() const { return nvars_; }
+  size_t attrVarCount() const { return nattrs_; }
+
+ private:
+  const uint32_t* vals_;
+  uint32_t nvars_, nattrs_;
+};
+
+// The matches of one search: (class, substitution) rows in a flat array (no allocation per
+// match). Rows are grouped by class, classes ascending; the same (class, substitution) never
+// appears twice.
+class MatchRun;
+
+class Matches {
+ public:
+  size_t size() const { return stride_ == 0 ? 0 : rows_.size() / stride_; }
+  bool empty() const { return rows_.empty(); }
+  ClassId eclass(size_t i) const { return ClassId(rows_[i * stride_]); }
+  Subst subst(size_t i) const { return Subst(&rows_[i * stride_ + 1], nvars_, nattrs_); }
+  void clear() { rows_.clear(); }
+  size_t memoryBytes() const { return rows_.capacity() * sizeof(uint32_t); }
+
+ private:
+  friend class Pattern;
+  friend class MatchRun;
+  uint32_t stride_ = 0, nvars_ = 0, nattrs_ = 0;
+  std::vector<uint32_t> rows_;
+};
+
+// Limits for one search. A search that hits one stops early and says which.
+struct SearchBudget {
+  size_t max_matches = SIZE_MAX;
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+};
+enum class SearchStatus { kComplete, kMatchLimit, kDeadline };
+
+struct ParseOptions {
+  std::map<std::string, AttrPredicate, std::less<>> predicates;  // for `[*:name]`, `[?a:name]`
+};
+
+class PatternBuilder;
+
+class Pattern {
+ public:
+  // Parses the text form (see the top of this file). Throws EGraphError with the offending
+  // position for a syntax error, an unknown operator, a wrong arity or an unknown predicate.
+  static Pattern parse(Language& lang, std::string_view text, const ParseOptions& opts = {});
+
+  size_t varCount() const { return var_names_.size(); }
+  size_t attrVarCount() const { return attr_var_names_.size(); }
+  const std::vector<std::string>& varNames() const { return var_names_; }
+  const std::vector<std::string>& attrVarNames() const { return attr_var_names_; }
+  Var var(std::string_view name) const;  // throws if the pattern has no such variable
+  AttrVar attrVar(std::string_view name) const;
+  std::optional<Var> findVar(std::string_view name) const;
+  std::optional<AttrVar> findAttrVar(std::string_view name) const;
+  // True if every operator node has an exact or binding attribute (so it can be instantiated).
+  bool instantiable() const;
+  // Root is a variable (matches every class).
+  bool rootIsVar() const { return nodes_.back().is_var; }
+  std::optional<OpId> rootOp() const;
+
+  std::string str(const Language& lang) const;
+
+  // Every match in the e-graph (which must be clean()). Appends to `out` after clearing it.
+  SearchStatus search(const EGraph& g, Matches& out, const SearchBudget& budget = {}) const;
+  Matches search(const EGraph& g) const;
+  // The matches rooted at one class.
+  SearchStatus searchClass(const EGraph& g, ClassId c, Matches& out,
+                           const SearchBudget& budget = {}) const;
+
+  // Adds the pattern's nodes with variables replaced (vars/attrs indexed by this pattern's
+  // Var/AttrVar); returns the root's class. Throws unless instantiable().
+  ClassId instantiate(EGraph& g, std::span<const ClassId> vars,
+                      std::span<const AttrId> attrs = {}) const;
+  ClassId instantiate(EGraph& g, const Subst& s) const;
+
+ private:
+  friend class PatternBuilder;
+  friend class MatchRun;
+
+  struct Node {
+    bool is_var = false;
+    uint32_t var = 0;  // class variable (is_var)
+    OpId op;
+    AttrMatch::Kind attr_kind = AttrMatch::Kind::kExact;
+    AttrId attr;            // kExact
+    uint32_t attr_var = 0;  // kBind
+    int32_t pred = -1;      // index into preds_, or -1
+    uint32_t first_child = 0, arity = 0;
+    bool ground = false;  // no variables, every attribute exact: one hash-cons lookup
+  };
+  struct Instr {
+    enum Kind : uint8_t { kBind, kCompare, kCheckGround, kYield };
+    Kind kind;
+    bool attr_bind_first = false;  // kBind with kBind attr: first occurrence of the variable
+    uint32_t reg = 0;  // kBind: class register scanned; kCompare/kCheckGround: register checked
+    uint32_t arg = 0;  // kBind: pattern node; kCompare: other register; kCheckGround: ground slot
+    uint32_t out = 0;  // kBind: first register receiving the children
+  };
+  struct PredCache {
+    const AttrTable* table = nullptr;
+    std::vector<int8_t> value;  // by AttrId: 0 unknown, 1 true, 2 false
+  };
+
+  Pattern() = default;
+  void compile();
+  bool predicateHolds(int32_t pred, const AttrTable& table, AttrId a) const;
+
+  std::vector<Node> nodes_;  // children before parents; the root is last
+  std::vector<uint32_t> children_;
+  std::vector<std::string> var_names_;
+  std::vector<std::string> attr_var_names_;
+  std::vector<AttrPredicate> preds_;
+  std::vector<Instr> program_;
+  std::vector<uint32_t> var_reg_;       // register holding each class variable
+  std::vector<uint32_t> ground_nodes_;  // ground sub-patterns checked by kCheckGround
+  uint32_t reg_count_ = 0;
+  bool may_duplicate_ = false;  // a non-binding wildcard can yield one substitution twice
+  mutable std::vector<PredCache> pred_cache_;
+};
+
+// Builds patterns in code (attribute predicates and bindings without the text syntax):
+//   PatternBuilder b(lang);
+//   auto x = b.var("x");
+//   auto t = b.node(transpose, AttrMatch::bind("p", isPermutation), {x});
+//   Pattern p = b.build(t);
+// Refs may be reused: each use stands for its own copy of the sub-pattern.
+class PatternBuilder {
+ public:
+  using Ref = uint32_t;
+  explicit PatternBuilder(const Language& lang) : lang_(lang) {}
+  Ref var(std::string_view name);
+  Ref node(OpId op, AttrMatch attr, std::span<const Ref> children);
+  Ref node(OpId op, AttrMatch attr, std::initializer_list<Ref> children = {}) {
+    return node(op, std::move(attr), std::span<const Ref>(children.begin(), children.size()));
+  }
+  Ref node(OpId op, std::initializer_list<Ref> children) { return node(op, AttrMatch(), children); }
+  // The pattern rooted at `root`. The builder can go on building other patterns afterwards.
+  Pattern build(Ref root) const;
+
+ private:
+  struct Item {
+    bool is_var = false;
+    std::string name;
+    OpId op;
+    AttrMatch attr;
+    std::vector<Ref> children;
+  };
+  const Language& lang_;
+  std::vector<Item> items_;
+};
+
+}  // namespace tacit::egraph
