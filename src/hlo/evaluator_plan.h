@@ -1,0 +1,178 @@
+// Internals of EvalPlan (evaluator.h): slots, steps and the planner that compiles instructions.
+//
+// A plan is a list of Steps over a table of slots. A slot is one array buffer: a plan input
+// (caller-owned), a constant (filled at compile time) or a temporary (preallocated in the plan's
+// arena). Every HLO value is a Value: its shape plus the slots of its array leaves, so tuples,
+// get-tuple-element, reshape, copy, bitcast-convert and friends cost nothing at run time (they
+// only rename slots). Steps read and write slots through the slot table, which run() points at
+// the caller's buffers; the root's temporaries are redirected to the caller's output buffers when
+// that is safe, so results are written in place.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hlo/evaluator.h"
+#include "hlo/instruction.h"
+#include "hlo/literal.h"
+#include "support/diagnostic.h"
+
+namespace tacit::hlo::detail {
+
+// Where an instruction came from, kept by steps that can fail at run time.
+struct Where {
+  std::string file;
+  SourceLoc loc;
+  std::string name;
+  std::string opcode;
+  [[noreturn]] void fail(const std::string& message, const std::string& hint = {}) const;
+};
+
+class Step {
+ public:
+  virtual ~Step() = default;
+  // Allocates workspace; called once when the plan is finalized for running (never by
+  // checkEvaluable).
+  virtual void allocate() {}
+  virtual void run(uint8_t* const* slots) = 0;
+};
+
+struct Value {
+  Shape shape;
+  std::vector<int> leaves;  // slot per array leaf, depth-first
+  const std::vector<int>& slots() const { return leaves; }
+  int slot() const { return leaves.front(); }  // for array values
+};
+
+enum class SlotKind { kInput, kConstant, kTemp };
+
+struct SlotInfo {
+  SlotKind kind = SlotKind::kTemp;
+  size_t bytes = 0;
+  size_t offset = 0;  // in the arena (constants and temporaries)
+};
+
+class PlanImpl {
+ public:
+  int addSlot(SlotKind kind, size_t bytes);
+  void addStep(std::unique_ptr<Step> step) { steps.push_back(std::move(step)); }
+  // Sets the data of a constant slot (copied into the arena by finalize()).
+  void setConstant(int slot, const uint8_t* data) { constants.push_back({slot, data}); }
+  void setConstantOwned(int slot, AlignedBytes data);
+  // Allocates the arena, copies constants, allocates step workspaces, and decides which outputs
+  // can be written in place.
+  void finalize();
+  void run(const void* const* inputs, size_t input_count, void* const* outputs,
+           size_t output_count);
+  size_t workspaceBytes() const;
+
+  std::vector<Shape> parameter_shapes, input_shapes, output_shapes;
+  Shape result_shape;
+  std::vector<int> input_slots, output_slots;
+  std::vector<SlotInfo> slot_info;
+  std::vector<std::unique_ptr<Step>> steps;
+  std::vector<std::unique_ptr<PlanImpl>> sub_plans;  // owned for steps that call computations
+
+ private:
+  struct ConstantInit {
+    int slot;
+    const uint8_t* data;
+  };
+  std::vector<ConstantInit> constants;
+  std::vector<AlignedBytes> owned_constants;
+  std::vector<uint8_t*> slots_;      // the runtime slot table
+  std::vector<uint8_t*> home_;       // each slot's own buffer (arena address; null for inputs)
+  std::vector<bool> output_direct_;  // output i may be written in place
+  AlignedBytes arena_;
+};
+
+// Compiles instructions of one computation (and inlined callees) into a PlanImpl.
+class Planner {
+ public:
+  Planner(PlanImpl& plan, const EvalOptions& options, std::string file, bool allocate, int depth);
+
+  // Compiles `computation` with its parameters bound to `args`; returns the root's value.
+  Value compileComputation(const HloComputation& computation, const std::vector<Value>& args);
+  // Compiles `computation` as a separate plan (for loops, branches and per-element bodies).
+  PlanImpl& compileSubPlan(const HloComputation& computation);
+
+  // A fresh temporary value (one slot per array leaf) of `shape`.
+  Value newTemp(const Shape& shape);
+  // A constant value whose data is copied from `literal` (kept alive by the caller's module).
+  Value newConstant(const Literal& literal);
+  Value newConstantOwned(const Shape& shape, AlignedBytes data);
+  void addStep(std::unique_ptr<Step> step) { plan_.addStep(std::move(step)); }
+
+  Where where(const HloInstruction& inst) const;
+  [[noreturn]] void fail(const HloInstruction& inst, const std::string& message,
+                         const std::string& hint = {}) const;
+  const EvalOptions& options() const { return options_; }
+  // True while compiling the body of a fusion (or composite call): XLA's CPU pipeline does not
+  // rewrite reductions there (see compileReduce).
+  bool inFusion() const { return in_fusion_; }
+  void setInFusion(bool in_fusion) { in_fusion_ = in_fusion; }
+  const std::string& file() const { return file_; }
+  bool allocating() const { return allocate_; }
+  PlanImpl& plan() { return plan_; }
+
+ private:
+  Value compileInstruction(const HloInstruction& inst, std::vector<Value> operands,
+                           const std::vector<Value>& args);
+  void checkAttributes(const HloInstruction& inst) const;
+  void checkShapes(const HloInstruction& inst) const;
+
+  PlanImpl& plan_;
+  const EvalOptions& options_;
+  std::string file_;
+  bool allocate_;
+  int depth_;
+  bool in_fusion_ = false;
+};
+
+// ---- Per-family compilers (evaluator_*.cc) -----------------------------------------------------
+// Each validates the instruction (operand shapes, attributes, element types) and appends steps.
+
+bool isElementwiseOpcode(HloOpcode op);
+
+Value compileElementwise(Planner& p, const HloInstruction& inst, std::span<const Value> ops);
+Value compileConvert(Planner& p, const HloInstruction& inst, std::span<const Value> ops);
+Value compileShapeOp(Planner& p, const HloInstruction& inst, std::span<const Value> ops);
+Value compileDot(Planner& p, const HloInstruction& inst, std::span<const Value> ops);
+Value compileConvolution(Planner& p, const HloInstruction& inst, std::span<const Value> ops);
+Value compileReduce(Planner& p, const HloInstruction& inst, std::span<const Value> ops);
+Value compileReduceWindow(Planner& p, const HloInstruction& inst, std::span<const Value> ops);
+Value compileMap(Planner& p, const HloInstruction& inst, std::span<const Value> ops);
+Value compileSort(Planner& p, const HloInstruction& inst, std::span<const Value> ops);
+Value compileWhile(Planner& p, const HloInstruction& inst, std::span<const Value> ops);
+Value compileConditional(Planner& p, const HloInstruction& inst, std::span<const Value> ops);
+
+// ---- Shared helpers ----------------------------------------------------------------------------
+
+// Row-major strides of an array shape, in elements.
+std::vector<int64_t> stridesOf(const Shape& shape);
+// "f32[2,3]" for messages.
+std::string shapeText(const Shape& shape);
+// Requires an array shape of an evaluable element type.
+void requireEvaluableArray(const Planner& p, const HloInstruction& inst, const Shape& shape,
+                           const char* what);
+// Requires `shape` to equal the instruction's declared shape (element type and dims).
+void requireResultShape(const Planner& p, const HloInstruction& inst, const Shape& computed);
+// The called computation of attribute `attr`, required to exist.
+const HloComputation& calledComputation(const Planner& p, const HloInstruction& inst,
+                                        const char* attr);
+// Requires `comp` to take `params` scalar parameters of the given types and return a scalar of
+// `results` types (one type: scalar; several: a tuple of scalars).
+void requireScalarComputation(const Planner& p, const HloInstruction& inst,
+                              const HloComputation& comp, std::span<const PrimitiveType> params,
+                              std::span<const PrimitiveType> results);
+
+// Runs a scalar sub-plan: inputs and outputs are pointers to single elements.
+inline void runScalar(PlanImpl& plan, const void* const* inputs, size_t n_in, void* const* outputs,
+                      size_t n_out) {
+  plan.run(inputs, n_in, outputs, n_out);
+}
+
+}  // namespace tacit::hlo::detail

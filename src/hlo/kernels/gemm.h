@@ -1,0 +1,55 @@
+// Blocked matrix multiplication with an exactly specified accumulation order.
+//
+//   C[i][j] = (...((0 + A[i][0]*B[0][j]) + A[i][1]*B[1][j]) + ...) + A[i][k-1]*B[k-1][j]
+//
+// computed in the accumulation type with separately rounded multiply and add (no FMA; the build
+// uses -ffp-contract=off): every output element sums its products sequentially in contracting
+// index order starting from +0. The loops are blocked over i, j and k (BLIS-style packing into
+// cache-sized panels, a register-tiled vector micro-kernel) without changing that order: a k block
+// resumes from the partial sums the previous block left in C.
+//
+// Accumulation types: f32 (f16/bf16/f32 operands), f64, and u32/u64 for integer dots, whose
+// wrap-around sums are exact modulo 2^32 / 2^64 whatever the order (s8 x s8 -> s32 widens each
+// operand first, then multiplies and adds modulo 2^32).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hlo/dtype.h"
+#include "hlo/literal.h"
+
+namespace tacit::hlo::kernels {
+
+// Element (i, j) of a matrix operand is at data + (i * row_stride + j * col_stride) elements.
+struct MatrixView {
+  const void* data = nullptr;
+  PrimitiveType type = PrimitiveType::kF32;
+  int64_t row_stride = 0;
+  int64_t col_stride = 0;
+};
+
+// Packing buffers, sized once for a problem shape so that runs never allocate.
+class GemmWorkspace {
+ public:
+  GemmWorkspace() = default;
+  // acc is kF32, kF64, kU32 or kU64.
+  GemmWorkspace(PrimitiveType acc, int64_t m, int64_t n, int64_t k);
+  uint8_t* packedA() { return a_.data(); }
+  uint8_t* packedB() { return b_.data(); }
+  size_t bytes() const { return a_.size() + b_.size(); }
+
+ private:
+  AlignedBytes a_, b_;
+};
+
+// Whether `t` may be a GEMM operand packed into accumulation type `acc` (see gemm()).
+bool gemmOperandSupported(PrimitiveType t, PrimitiveType acc);
+
+// C (m x n, row stride ldc, accumulation type `acc`) = A (m x k) * B (k x n), overwriting C.
+// Operands of any evaluable non-pred type are converted to `acc` as `convert` does while packing
+// (exact for f16/bf16 -> f32 and for integer widening).
+void gemm(PrimitiveType acc, const MatrixView& a, const MatrixView& b, int64_t m, int64_t n,
+          int64_t k, void* c, int64_t ldc, GemmWorkspace& ws);
+
+}  // namespace tacit::hlo::kernels
