@@ -244,7 +244,11 @@ std::string Parser::parseNameToken(std::string_view what) {
 
 bool Parser::atShapeStart() const {
   if (tok_.is(Tok::kLParen)) return true;
-  return tok_.is(Tok::kIdent) && parsePrimitiveType(tok_.text).has_value();
+  if (!tok_.is(Tok::kIdent)) return false;
+  if (parsePrimitiveType(tok_.text).has_value()) return true;
+  // Not a type, but shaped like one: parseShape() reports the misspelled type / buffer shape.
+  Token next = peek();
+  return next.is(Tok::kLSquare) || (tok_.text == "b" && next.is(Tok::kLParen));
 }
 
 Shape Parser::parseShape() {

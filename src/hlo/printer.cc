@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "hlo/float8.h"
@@ -53,6 +54,22 @@ std::string nanText(bool negative, uint64_t mantissa, int mantissa_bits) {
   return out;
 }
 
+// The shortest "%.Ng" text that reads back (through `same`) to the value; narrow types print as
+// few digits as they hold ("0.1" for bf16 0.1, not its f32 expansion 0.100097656).
+template <typename Same>
+std::string shortestText(double value, Same same) {
+  if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
+  if (value == std::trunc(value) && std::fabs(value) < 16777216.0)
+    return formatDouble(value);  // 448, not 450
+  char buf[64];
+  for (int digits = 1; digits < 17; ++digits) {
+    std::snprintf(buf, sizeof(buf), "%.*g", digits, value);
+    double shortest = std::strtod(buf, nullptr);
+    if (same(shortest)) return formatDouble(shortest);  // "6e-08", "0.1"
+  }
+  return formatDouble(value);
+}
+
 template <typename Bits>
 std::string floatBitsText(Bits bits, int mantissa_bits, double value, bool is_double) {
   if (std::isnan(value)) {
@@ -78,12 +95,16 @@ std::string floatText(PrimitiveType t, const uint8_t* p) {
     case PrimitiveType::kBF16: {
       uint16_t bits;
       std::memcpy(&bits, p, 2);
-      return floatBitsText(bits, 7, bf16ToF32(bfloat16{bits}), false);
+      double v = bf16ToF32(bfloat16{bits});
+      if (std::isnan(v)) return floatBitsText(bits, 7, v, false);
+      return shortestText(v, [&](double d) { return f64ToBf16(d).bits == bits; });
     }
     case PrimitiveType::kF16: {
       uint16_t bits;
       std::memcpy(&bits, p, 2);
-      return floatBitsText(bits, 10, f16ToF32(half{bits}), false);
+      double v = f16ToF32(half{bits});
+      if (std::isnan(v)) return floatBitsText(bits, 10, v, false);
+      return shortestText(v, [&](double d) { return f64ToF16(d).bits == bits; });
     }
     default: {
       std::optional<MinifloatFormat> f = minifloatFormat(t);
@@ -94,7 +115,10 @@ std::string floatText(PrimitiveType t, const uint8_t* p) {
         std::string out = std::signbit(v) ? "-nan" : "nan";
         return payload ? out + hexPayload(payload) : out;
       }
-      return formatFloat(static_cast<float>(v));
+      return shortestText(v, [&](double d) {
+        uint8_t back = 0;
+        return encodeMinifloat(*f, d, 0, &back) == MinifloatStatus::kOk && back == *p;
+      });
     }
   }
 }
