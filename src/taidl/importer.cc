@@ -373,12 +373,17 @@ void RecordConverter::instruction(const Instr& ins, std::ostringstream& out) {
   std::vector<std::string> head;  // require / cost / set / reads / writes
   auto addRequires = [&](const Json* v, int line) {
     for (const auto& [text, l] : constraintTexts(v, line)) {
-      head.push_back("require " + printExpr(*parsePyExpr(text, l), isa.naming) + ";");
+      ExprPtr e = parsePyExpr(text, l);
+      body.line = l;
+      body.use(*e, false);
+      head.push_back("require " + printExpr(*e, isa.naming) + ";");
     }
   };
   auto updates = [&](const Json* v, int line) {
     for (const Json* u : listOf(v, line, "the updates")) {
       auto [reg, e] = parseUpdate(textOf(u, line, "an update"), line);
+      body.line = line;
+      body.use(*e, false);
       head.push_back("set $" + safeIdent(reg) + " = " + printExpr(*e, isa.naming) + ";");
     }
   };
@@ -434,12 +439,14 @@ void RecordConverter::instruction(const Instr& ins, std::ostringstream& out) {
         }
         for (const Json* s : listOf(parts[1], c->line, "the starts")) {
           ExprPtr e = parsePyExpr(textOf(s, c->line, "a start"), c->line);
-          importer::collectAttrs(*e, body.all_uses);
+          body.line = c->line;
+          body.use(*e, false);
           starts.push_back(printExpr(*e, isa.naming));
         }
         for (const Json* s : listOf(parts[2], c->line, "the sizes")) {
           ExprPtr e = parsePyExpr(textOf(s, c->line, "a size"), c->line);
-          importer::collectAttrs(*e, body.alpha_uses);
+          body.line = c->line;
+          body.use(*e, true);
           sizes.push_back(printExpr(*e, isa.naming));
           t.dims.push_back(e);
         }
@@ -474,7 +481,8 @@ void RecordConverter::instruction(const Instr& ins, std::ostringstream& out) {
   for (const std::set<std::string>* uses : {&body.alpha_uses, &body.all_uses}) {
     for (const std::string& u : *uses) {
       if (declared.count(u) == 0) {
-        importer::fail(semantics ? semantics->line : d.line,
+        auto where = body.first_use.find(u);
+        importer::fail(where != body.first_use.end() && where->second > 0 ? where->second : d.line,
                        "instruction '" + name + "' uses the undeclared attribute '" + u + "'");
       }
     }

@@ -122,8 +122,12 @@ struct BufferInfo {
 struct Body {
   std::vector<std::string> lines;  // emitted statements, indented
   int indent = 1;
-  std::set<std::string> alpha_uses;                 // attributes used in computational positions
-  std::set<std::string> all_uses;                   // attributes used anywhere else (addresses)
+  std::set<std::string> alpha_uses;      // attributes used in computational positions
+  std::set<std::string> all_uses;        // attributes used anywhere else (addresses)
+  std::map<std::string, int> first_use;  // attribute -> spec line of its first use
+  int line = 0;                          // spec line of the statement being converted
+
+  void use(const Expr& e, bool alpha);
   std::map<std::string, TensorType> types;          // SSA value -> type
   std::map<std::string, std::string> current;       // source name -> SSA name on this path
   std::map<std::string, int> versions;              // source name -> redefinitions so far

@@ -114,6 +114,15 @@ std::vector<std::string> splitTopLevel(std::string_view s, char sep, int line) {
   return out;
 }
 
+void Body::use(const Expr& e, bool alpha) {
+  std::set<std::string> names;
+  collectAttrs(e, names);
+  for (const std::string& n : names) {
+    (alpha ? alpha_uses : all_uses).insert(n);
+    first_use.emplace(n, line);
+  }
+}
+
 void OpConverter::useAlphaType(const TensorType& t) {
   for (const ExprPtr& d : t.dims)
     useAlpha(*d);

@@ -337,7 +337,7 @@ def run(spec, out_path):
         tree = ast.parse(source, filename=spec)
     except SyntaxError as e:
         result = {"status": "error", "line": e.lineno or 0,
-                  "message": "Python syntax error: %s" % e.msg}
+                  "message": "invalid Python syntax (%s)" % e.msg}
         return _dump(result, out_path)
     _SOURCE_CALLS = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     tree = ast.fix_missing_locations(_ConstantRewriter().visit(tree))

@@ -161,6 +161,7 @@ class V1Converter {
 
   void ifStatement(const std::vector<Line>& lines, size_t& i) {
     int line = lines[i].line;
+    body_.line = line;
     ExprPtr cond = parsePyExpr(header(lines, i, "IF("), line);
     ops_.useAlpha(*cond);
     body_.emit("if (" + printExpr(*cond, isa_.naming) + ") {");
@@ -209,6 +210,7 @@ class V1Converter {
 
   void repeatStatement(const std::vector<Line>& lines, size_t& i) {
     int line = lines[i].line;
+    body_.line = line;
     std::string inner = header(lines, i, "REPEAT(");
     std::vector<std::string> parts = splitTopLevel(inner, ',', line);
     if (parts.size() != 2) fail(line, "REPEAT needs (variable, count)");
@@ -223,6 +225,7 @@ class V1Converter {
   }
 
   void statement(const Line& l) {
+    body_.line = l.line;
     Statement st = splitStatement(l);
     if (st.op == "<-")
       read(st, l.line);

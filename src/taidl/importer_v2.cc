@@ -80,6 +80,7 @@ class V2Converter {
 
  private:
   void statement(const V2Line& st) {
+    body_.line = st.line;
     std::string s = st.text;
     if (s.rfind("ROOT", 0) == 0 && s.size() > 4 && (s[4] == ' ' || s[4] == '\t'))
       s = trim(s.substr(4));

@@ -1,0 +1,1 @@
+print("this is not a TAIDL spec")

@@ -1,0 +1,5 @@
+from accelerator import Accelerator
+
+acc = Accelerator("Slow")
+while True:
+    pass

@@ -1,0 +1,92 @@
+// The Python-expression translation of the importer: TAIDL specs write constraints, updates,
+// backquoted dimensions and IF conditions in Python; .taidl has its own operators (docs/taidl.md
+// §6).
+#include <gtest/gtest.h>
+
+#include "taidl/importer_internal.h"
+
+namespace tacit::taidl::importer {
+namespace {
+
+std::string translate(const std::string& python, const Naming& naming = {}) {
+  return printExpr(*parsePyExpr(python, 1), naming);
+}
+
+TEST(PyExpr, ArithmeticKeepsPythonPrecedenceWithMinimalParentheses) {
+  EXPECT_EQ(translate("@a.x + @a.y * 2"), "x + y * 2");
+  EXPECT_EQ(translate("(@a.x + @a.y) * 2"), "(x + y) * 2");
+  EXPECT_EQ(translate("@a.a - (@a.b - @a.c)"), "a - (b - c)");
+  EXPECT_EQ(translate("@a.a - @a.b - @a.c"), "a - b - c");
+  EXPECT_EQ(translate("@a.x // 4 % 3"), "x // 4 % 3");
+  EXPECT_EQ(translate("@a.x / (@a.y * 2)"), "x / (y * 2)");
+  EXPECT_EQ(translate("-@a.x + -3"), "-x + -3");
+}
+
+TEST(PyExpr, BooleansConditionalsAndChainedComparisons) {
+  EXPECT_EQ(translate("@a.n >= 1 and @a.n <= 4 or not @s.f"), "n >= 1 && n <= 4 || !$f");
+  EXPECT_EQ(translate("0 if @s.p == -1 else @s.p"), "$p == -1 ? 0 : $p");
+  EXPECT_EQ(translate("0 < @a.x < 5"), "0 < x && x < 5");
+  EXPECT_EQ(translate("(@a.a == 1) == (@a.b == 1)"), "(a == 1) == (b == 1)");
+  EXPECT_EQ(translate("True and False"), "1 && 0");
+}
+
+TEST(PyExpr, ReferencesResolveAsWholeTokens) {
+  // TAIDL-TO substituted names textually, corrupting `addr_in` when `addr` was replaced first.
+  Naming naming;
+  naming.attrs = {{"addr", "A"}, {"addr_in", "B"}};
+  EXPECT_EQ(translate("@a.addr + @a.addr_in", naming), "A + B");
+  EXPECT_EQ(translate("@c.n * 128 + @l.i", naming), "n * 128 + i");
+}
+
+TEST(PyExpr, ParameterMarkersBecomeParameterExpressions) {
+  Naming naming;
+  naming.params = {{"__p0", "SIZE"}};
+  EXPECT_EQ(translate("@a.rows*\x1e(1024 * __p0)\x1d"
+                      "16384\x1f",
+                      naming),
+            "rows * (1024 * SIZE)");
+  EXPECT_EQ(concreteText("x\x1e__p0\x1d"
+                         "16\x1fy"),
+            "x16y");
+}
+
+TEST(PyExpr, IntOfDivisionIsFloorDivision) {
+  EXPECT_EQ(translate("int(@a.h / 4)"), "h // 4");
+}
+
+TEST(PyExpr, UnsupportedSyntaxIsAnErrorWithTheLine) {
+  for (const char* bad : {"2 ** 3", "@a.", "f(1)", "@q.x", "(1 + 2", "1 +"}) {
+    try {
+      parsePyExpr(bad, 42);
+      ADD_FAILURE() << "accepted: " << bad;
+    } catch (const ImportError& e) {
+      EXPECT_EQ(e.line, 42) << bad;
+    }
+  }
+}
+
+TEST(PyExpr, EvaluationFollowsPythonAndExactDivision) {
+  std::map<std::string, int64_t> env = {{"a:x", -1}, {"a:y", 7}};
+  EXPECT_EQ(evalExpr(*parsePyExpr("@a.x % 4", 1), env), 3);
+  EXPECT_EQ(evalExpr(*parsePyExpr("@a.x // 4", 1), env), -1);
+  EXPECT_EQ(evalExpr(*parsePyExpr("@a.y / 7", 1), env), 1);
+  EXPECT_EQ(evalExpr(*parsePyExpr("@a.y / 2", 1), env), std::nullopt);  // inexact
+  EXPECT_EQ(evalExpr(*parsePyExpr("@a.z + 1", 1), env), std::nullopt);  // unknown
+}
+
+TEST(Json, ParsesTheShimsEncoding) {
+  Json j = parseJson(R"({"a": [1, -2, 3.5, "x\u001ey", true, null], "b": {"c": "\u00e9"}})");
+  ASSERT_TRUE(j.isObject());
+  const Json* a = j.find("a");
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(a->items.size(), 6u);
+  EXPECT_EQ(a->items[1].i, -2);
+  EXPECT_EQ(a->items[3].s, "x\x1ey");
+  EXPECT_TRUE(a->items[4].b);
+  EXPECT_EQ(j.find("b")->find("c")->s, "\xc3\xa9");
+  EXPECT_THROW(parseJson("{\"a\": }"), std::runtime_error);
+  EXPECT_THROW(parseJson(std::string(500, '[')), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace tacit::taidl::importer
