@@ -287,13 +287,6 @@ class RecordConverter {
     return out;
   }
 
-  std::vector<std::string> names(const Json* list, int line, const std::string& what) {
-    std::vector<std::string> out;
-    for (const Json* n : listOf(list, line, what))
-      out.push_back(textOf(n, line, what));
-    return out;
-  }
-
   void instruction(const Instr& ins, std::ostringstream& out);
 
   struct Param {
@@ -353,190 +346,211 @@ std::pair<std::string, ExprPtr> parseUpdate(const std::string& text, int line) {
   return {target->name, rhs};
 }
 
-void RecordConverter::instruction(const Instr& ins, std::ostringstream& out) {
-  const Call& d = *ins.decl;
-  std::string name = textOf(d.arg(0, "instruction"), d.line, "the instruction name");
-  std::vector<std::string> alpha, beta;
-  if (isa_.v1) {
-    beta = names(d.arg(1, "parameters"), d.line, "the attribute list");
-  } else {
-    alpha = names(d.arg(1, "computation_attr"), d.line, "the computational attributes");
-    beta = names(d.arg(2, "addressing_attr"), d.line, "the addressing attributes");
-  }
-  IsaContext isa = isa_;
-  for (const std::string& a : alpha)
-    isa.naming.attrs[a] = globals_.count(a) ? a + "_" : safeIdent(a);
-  for (const std::string& b : beta)
-    isa.naming.attrs[b] = globals_.count(b) ? b + "_" : safeIdent(b);
-
-  Body body;
-  std::vector<std::string> head;  // require / cost / set / reads / writes
-  auto addRequires = [&](const Json* v, int line) {
-    for (const auto& [text, l] : constraintTexts(v, line)) {
-      ExprPtr e = parsePyExpr(text, l);
-      body.line = l;
-      body.use(*e, false);
-      head.push_back("require " + printExpr(*e, isa.naming) + ";");
+// Converts one instruction: its declaration and the calls made on it.
+class InstructionBuilder {
+ public:
+  InstructionBuilder(const Call& decl, IsaContext& isa, const std::set<std::string>& globals)
+      : decl_(decl), isa_(isa), local_(isa) {
+    name_ = textOf(decl.arg(0, "instruction"), decl.line, "the instruction name");
+    if (isa_.v1) {
+      beta_ = names(decl.arg(1, "parameters"), "the attribute list");
+    } else {
+      alpha_ = names(decl.arg(1, "computation_attr"), "the computational attributes");
+      beta_ = names(decl.arg(2, "addressing_attr"), "the addressing attributes");
     }
-  };
-  auto updates = [&](const Json* v, int line) {
+    for (const auto* list : {&alpha_, &beta_}) {
+      for (const std::string& a : *list)
+        local_.naming.attrs[a] = globals.count(a) ? a + "_" : safeIdent(a);
+    }
+  }
+
+  void build(const std::vector<const Call*>& calls) {
+    if (isa_.v1) {
+      requires_ = constraints(decl_.arg(2, "constraints"), decl_.argLine(2, "constraints"));
+      sets_ = updates(decl_.arg(3, "update"), decl_.line);
+    } else {
+      requires_ = constraints(decl_.arg(5, "constraints"), decl_.argLine(5, "constraints"));
+      sets_ = updates(decl_.arg(4, "update"), decl_.line);
+      if (const Json* c = decl_.arg(3, "cost"))
+        cost_ = "cost " + expr(textOf(c, decl_.line, "the cost"), decl_.line, false) + ";";
+    }
+    const Call* semantics = nullptr;
+    for (const Call* c : calls) {
+      if (c->method == "add_constraints")
+        requires_ = constraints(c->arg(0, "constraints"), c->argLine(0, "constraints"));
+      else if (c->method == "add_update")
+        sets_ = updates(c->arg(0, "update_list"), c->line);
+      else if (c->method == "add_semantics")
+        semantics = c;
+      else if (c->method == "set_inputs")
+        slices(*c, true);
+      else if (c->method == "set_outputs")
+        slices(*c, false);
+    }
+    if (semantics != nullptr) convertSemantics(*semantics);
+    checkDeclared();
+    classify();
+  }
+
+  void print(std::ostringstream& out) {
+    std::string ident = safeIdent(name_);
+    if (ident != name_) {
+      isa_.warnings.push_back(std::to_string(decl_.line) + ": instruction '" + name_ +
+                              "' is imported as '" + ident + "' (not a valid .taidl name)");
+    }
+    out << "\ninstruction " << ident << "(" << attrList(alpha_);
+    if (!beta_.empty()) out << "; " << attrList(beta_);
+    out << ") {\n";
+    for (const auto* lines : {&requires_, &sets_, &decls_}) {
+      if (lines == &sets_ && !cost_.empty()) out << "  " << cost_ << "\n";
+      for (const std::string& l : *lines)
+        out << "  " << l << "\n";
+    }
+    for (const std::string& l : body_.lines)
+      out << l << "\n";
+    out << "}\n";
+    for (const std::string& w : local_.warnings) {
+      if (std::find(isa_.warnings.begin(), isa_.warnings.end(), w) == isa_.warnings.end())
+        isa_.warnings.push_back(w);
+    }
+  }
+
+ private:
+  std::vector<std::string> names(const Json* list, const std::string& what) const {
+    std::vector<std::string> out;
+    for (const Json* n : listOf(list, decl_.line, what))
+      out.push_back(textOf(n, decl_.line, what));
+    return out;
+  }
+
+  // A Python expression in .taidl syntax; `alpha`: a computational position.
+  std::string expr(const std::string& text, int line, bool alpha) {
+    ExprPtr e = parsePyExpr(text, line);
+    body_.line = line;
+    body_.use(*e, alpha);
+    return printExpr(*e, local_.naming);
+  }
+
+  std::vector<std::string> constraints(const Json* v, int line) {
+    std::vector<std::string> out;
+    for (const auto& [text, l] : constraintTexts(v, line))
+      out.push_back("require " + expr(text, l, false) + ";");
+    return out;
+  }
+
+  std::vector<std::string> updates(const Json* v, int line) {
+    std::vector<std::string> out;
     for (const Json* u : listOf(v, line, "the updates")) {
       auto [reg, e] = parseUpdate(textOf(u, line, "an update"), line);
-      body.line = line;
-      body.use(*e, false);
-      head.push_back("set $" + safeIdent(reg) + " = " + printExpr(*e, isa.naming) + ";");
+      body_.line = line;
+      body_.use(*e, false);
+      out.push_back("set $" + safeIdent(reg) + " = " + printExpr(*e, local_.naming) + ";");
     }
-  };
-  if (isa_.v1) {
-    addRequires(d.arg(2, "constraints"), d.argLine(2, "constraints"));
-  } else {
-    addRequires(d.arg(5, "constraints"), d.argLine(5, "constraints"));
-    if (const Json* cost = d.arg(3, "cost")) {
-      head.push_back("cost " +
-                     printExpr(*parsePyExpr(textOf(cost, d.line, "the cost"), d.line), isa.naming) +
-                     ";");
-    }
+    return out;
   }
-  std::vector<std::string> sets_first;
-  std::vector<TensorType> inputs;
-  std::vector<std::string> decls;
-  const Call* semantics = nullptr;
-  std::vector<std::string> set_lines;
-  auto updates_into = [&](const Json* v, int line) {
-    std::vector<std::string> saved = head;
-    head.clear();
-    updates(v, line);
-    set_lines.insert(set_lines.end(), head.begin(), head.end());
-    head = saved;
-  };
-  updates_into(isa_.v1 ? d.arg(3, "update") : d.arg(4, "update"), d.line);
-  for (const Call* c : ins.calls) {
-    if (c->method == "add_constraints") {
-      head.erase(std::remove_if(head.begin(), head.end(),
-                                [](const std::string& s) { return s.rfind("require", 0) == 0; }),
-                 head.end());
-      addRequires(c->arg(0, "constraints"), c->argLine(0, "constraints"));
-    } else if (c->method == "add_update") {
-      set_lines.clear();
-      updates_into(c->arg(0, "update_list"), c->line);
-    } else if (c->method == "add_semantics") {
-      semantics = c;
-    } else if (c->method == "set_inputs" || c->method == "set_outputs") {
-      bool in = c->method == "set_inputs";
-      for (const Json* slice :
-           listOf(c->arg(0, in ? "inputs" : "outputs"), c->line, "the slices")) {
-        std::vector<const Json*> parts = listOf(slice, c->line, "a slice");
-        if (parts.size() != 3) importer::fail(c->line, "a slice is [buffer, [starts], [sizes]]");
-        std::string buf = textOf(parts[0], c->line, "the buffer");
-        std::vector<std::string> starts, sizes;
-        TensorType t;
-        if (buf == "d0") {
-          t.dtype = "u8";
-        } else {
-          auto it = isa_.buffers.find(buf);
-          if (it == isa_.buffers.end()) importer::fail(c->line, "unknown buffer '" + buf + "'");
-          t.dtype = it->second.dtype;
-        }
-        for (const Json* s : listOf(parts[1], c->line, "the starts")) {
-          ExprPtr e = parsePyExpr(textOf(s, c->line, "a start"), c->line);
-          body.line = c->line;
-          body.use(*e, false);
-          starts.push_back(printExpr(*e, isa.naming));
-        }
-        for (const Json* s : listOf(parts[2], c->line, "the sizes")) {
-          ExprPtr e = parsePyExpr(textOf(s, c->line, "a size"), c->line);
-          body.line = c->line;
-          body.use(*e, true);
-          sizes.push_back(printExpr(*e, isa.naming));
-          t.dims.push_back(e);
-        }
-        if (buf != "d0") {
-          const BufferInfo& b = isa_.buffers.at(buf);
-          t.dims.insert(t.dims.end(), b.dims.begin() + static_cast<std::ptrdiff_t>(b.access_rank),
-                        b.dims.end());
-        }
-        std::string bname = buf == "d0" ? "d0" : isa_.buffers.at(buf).name;
-        std::string decl = std::string(in ? "reads " : "writes ") + bname + "[";
-        for (size_t k = 0; k < starts.size(); ++k)
-          decl += (k ? ", " : "") + starts[k];
-        decl += "] size [";
-        for (size_t k = 0; k < sizes.size(); ++k)
-          decl += (k ? ", " : "") + sizes[k];
-        decls.push_back(decl + "];");
-        if (in) inputs.push_back(t);
+
+  // v2 set_inputs / set_outputs: [buffer, [starts], [sizes]] -> reads / writes declarations.
+  void slices(const Call& c, bool in) {
+    for (const Json* slice : listOf(c.arg(0, in ? "inputs" : "outputs"), c.line, "the slices")) {
+      std::vector<const Json*> parts = listOf(slice, c.line, "a slice");
+      if (parts.size() != 3) importer::fail(c.line, "a slice is [buffer, [starts], [sizes]]");
+      std::string buf = textOf(parts[0], c.line, "the buffer");
+      const BufferInfo* b = nullptr;
+      if (buf != "d0") {
+        auto it = isa_.buffers.find(buf);
+        if (it == isa_.buffers.end()) importer::fail(c.line, "unknown buffer '" + buf + "'");
+        b = &it->second;
       }
+      TensorType t{b ? b->dtype : "u8", {}};
+      std::vector<std::string> starts, sizes;
+      for (const Json* s : listOf(parts[1], c.line, "the starts"))
+        starts.push_back(expr(textOf(s, c.line, "a start"), c.line, false));
+      for (const Json* s : listOf(parts[2], c.line, "the sizes")) {
+        std::string text = textOf(s, c.line, "a size");
+        sizes.push_back(expr(text, c.line, true));
+        t.dims.push_back(parsePyExpr(text, c.line));
+      }
+      if (b != nullptr)
+        t.dims.insert(t.dims.end(), b->dims.begin() + static_cast<std::ptrdiff_t>(b->access_rank),
+                      b->dims.end());
+      decls_.push_back(std::string(in ? "reads " : "writes ") + (b ? b->name : "d0") + "[" +
+                       join(starts) + "] size [" + join(sizes) + "];");
+      if (in) inputs_.push_back(t);
     }
   }
-  if (semantics != nullptr) {
-    std::string text = textOf(semantics->arg(0, "semantics"), semantics->line, "the semantics");
-    int first = semantics->argLine(0, "semantics");
+
+  void convertSemantics(const Call& c) {
+    std::string text = textOf(c.arg(0, "semantics"), c.line, "the semantics");
+    int first = c.argLine(0, "semantics");
     if (isa_.v1)
-      importer::convertV1Semantics(text, first, isa, body);
+      importer::convertV1Semantics(text, first, local_, body_);
     else
-      importer::convertV2Semantics(text, first, isa, inputs, body);
+      importer::convertV2Semantics(text, first, local_, inputs_, body_);
   }
+
   // Every referenced attribute must be declared.
-  std::set<std::string> declared(alpha.begin(), alpha.end());
-  declared.insert(beta.begin(), beta.end());
-  for (const std::set<std::string>* uses : {&body.alpha_uses, &body.all_uses}) {
-    for (const std::string& u : *uses) {
-      if (declared.count(u) == 0) {
-        auto where = body.first_use.find(u);
-        importer::fail(where != body.first_use.end() && where->second > 0 ? where->second : d.line,
-                       "instruction '" + name + "' uses the undeclared attribute '" + u + "'");
+  void checkDeclared() const {
+    std::set<std::string> declared(alpha_.begin(), alpha_.end());
+    declared.insert(beta_.begin(), beta_.end());
+    for (const std::set<std::string>* uses : {&body_.alpha_uses, &body_.all_uses}) {
+      for (const std::string& u : *uses) {
+        if (declared.count(u) != 0) continue;
+        auto where = body_.first_use.find(u);
+        importer::fail(
+            where != body_.first_use.end() && where->second > 0 ? where->second : decl_.line,
+            "instruction '" + name_ + "' uses the undeclared attribute '" + u + "'");
       }
     }
   }
-  // v1: an attribute is computational (α) if it fixes the computation (docs/taidl.md §10).
-  if (isa_.v1) {
-    std::vector<std::string> all = beta;
-    beta.clear();
-    for (const std::string& a : all)
-      (body.alpha_uses.count(a) ? alpha : beta).push_back(a);
-  } else {
-    std::vector<std::string> all = beta;
-    beta.clear();
+
+  // v1: an attribute is computational (α) if it fixes the computation (docs/taidl.md §10). v2:
+  // an addressing attribute in such a position is moved to α, with a warning.
+  void classify() {
+    std::vector<std::string> all = beta_;
+    beta_.clear();
     for (const std::string& a : all) {
-      if (body.alpha_uses.count(a) == 0) {
-        beta.push_back(a);
+      if (body_.alpha_uses.count(a) == 0) {
+        beta_.push_back(a);
         continue;
       }
-      alpha.push_back(a);
-      isa_.warnings.push_back(
-          std::to_string(d.line) + ": addressing attribute '" + a + "' of '" + name +
-          "' fixes a shape or an operation attribute; imported as computational");
+      alpha_.push_back(a);
+      if (!isa_.v1) {
+        isa_.warnings.push_back(
+            std::to_string(decl_.line) + ": addressing attribute '" + a + "' of '" + name_ +
+            "' fixes a shape or an operation attribute; imported as computational");
+      }
     }
   }
-  for (const std::string& w : isa.warnings) {
-    if (std::find(isa_.warnings.begin(), isa_.warnings.end(), w) == isa_.warnings.end())
-      isa_.warnings.push_back(w);
+
+  std::string attrList(const std::vector<std::string>& v) const {
+    std::vector<std::string> printed;
+    for (const std::string& a : v)
+      printed.push_back(local_.naming.attrs.at(a));
+    return join(printed);
   }
-  auto attrList = [&](const std::vector<std::string>& v) {
+
+  static std::string join(const std::vector<std::string>& parts) {
     std::string s;
-    for (size_t k = 0; k < v.size(); ++k)
-      s += (k ? ", " : "") + isa.naming.attrs.at(v[k]);
+    for (size_t k = 0; k < parts.size(); ++k)
+      s += (k ? ", " : "") + parts[k];
     return s;
-  };
-  std::string ident = safeIdent(name);
-  if (ident != name) {
-    isa_.warnings.push_back(std::to_string(d.line) + ": instruction '" + name +
-                            "' is imported as '" + ident + "' (not a valid .taidl name)");
   }
-  std::string header = "instruction " + ident + "(" + attrList(alpha);
-  if (!beta.empty())
-    header += "; " + attrList(beta);
-  else if (alpha.empty())
-    header += "";
-  out << "\n" << header << ") {\n";
-  for (const std::string& h : head)
-    out << "  " << h << "\n";
-  for (const std::string& s : set_lines)
-    out << "  " << s << "\n";
-  for (const std::string& s : decls)
-    out << "  " << s << "\n";
-  for (const std::string& l : body.lines)
-    out << l << "\n";
-  out << "}\n";
+
+  const Call& decl_;
+  IsaContext& isa_;
+  IsaContext local_;  // the ISA with this instruction's attribute names
+  std::string name_;
+  std::vector<std::string> alpha_, beta_;
+  std::vector<std::string> requires_, sets_, decls_;
+  std::string cost_;
+  std::vector<TensorType> inputs_;
+  Body body_;
+};
+
+void RecordConverter::instruction(const Instr& ins, std::ostringstream& out) {
+  InstructionBuilder builder(*ins.decl, isa_, globals_);
+  builder.build(ins.calls);
+  builder.print(out);
 }
 
 // ---------------------------------------------------------------------------------------------

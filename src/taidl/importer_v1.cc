@@ -197,13 +197,9 @@ class V1Converter {
     body_.emit("}");
   }
 
-  // After an if/else, a name refers to the value of the branch that ran; both branches must
-  // give it the same SSA name for it to be usable afterwards.
+  // After an if/else a name refers to the value of the branch that ran. A name both branches
+  // define has one SSA name (see OpConverter::define); the else branch's entries are current.
   void mergeNames(const std::map<std::string, std::string>& then_names) {
-    for (auto& [name, ssa] : body_.current) {
-      auto it = then_names.find(name);
-      if (it != then_names.end() && it->second != ssa) body_.current[name] = ssa;
-    }
     for (const auto& [name, ssa] : then_names)
       body_.current.emplace(name, ssa);
   }
