@@ -1,0 +1,399 @@
+#include "isel/ir.h"
+
+#include <stdexcept>
+
+#include "hlo/attributes.h"
+#include "hlo/printer.h"
+#include "support/strings.h"
+
+namespace tacit::isel {
+namespace {
+
+using hlo::HloOpcode;
+using hlo::PrimitiveType;
+
+enum Tag : uint8_t { kTagOp = 1, kTagPii = 2, kTagInput = 3 };
+
+void writeShape(egraph::AttrWriter& w, const hlo::Shape& s) {
+  w.u8(static_cast<uint8_t>(s.elementType())).ints(s.dims());
+}
+
+hlo::Shape readShape(egraph::AttrReader& r) {
+  auto type = static_cast<PrimitiveType>(r.u8());
+  return hlo::Shape(type, r.ints());
+}
+
+template <typename T, typename Fn>
+void writeOptional(egraph::AttrWriter& w, const std::optional<T>& v, Fn fn) {
+  w.u8(v.has_value() ? 1 : 0);
+  if (v) fn(*v);
+}
+
+std::vector<int64_t> sliceField(const std::vector<hlo::SliceDim>& s, int which) {
+  std::vector<int64_t> out;
+  for (const hlo::SliceDim& d : s)
+    out.push_back(which == 0 ? d.start : which == 1 ? d.limit : d.stride);
+  return out;
+}
+
+std::vector<int64_t> padField(const std::vector<hlo::PadDim>& p, int which) {
+  std::vector<int64_t> out;
+  for (const hlo::PadDim& d : p)
+    out.push_back(which == 0 ? d.lo : which == 1 ? d.hi : d.interior);
+  return out;
+}
+
+std::string encodeOpBytes(const OpDesc& d) {
+  egraph::AttrWriter w;
+  w.u8(kTagOp).i64(static_cast<int64_t>(d.opcode));
+  writeShape(w, d.shape);
+  const hlo::HloAttributes& a = d.attrs;
+  writeOptional(w, a.dimensions, [&](const auto& v) { w.ints(v); });
+  writeOptional(w, a.iota_dimension, [&](int64_t v) { w.i64(v); });
+  writeOptional(w, a.slice, [&](const auto& v) {
+    w.ints(sliceField(v, 0)).ints(sliceField(v, 1)).ints(sliceField(v, 2));
+  });
+  writeOptional(w, a.dynamic_slice_sizes, [&](const auto& v) { w.ints(v); });
+  writeOptional(w, a.padding, [&](const auto& v) {
+    w.ints(padField(v, 0)).ints(padField(v, 1)).ints(padField(v, 2));
+  });
+  writeOptional(w, a.dot_dims, [&](const hlo::DotDims& v) {
+    w.ints(v.lhs_batch).ints(v.lhs_contracting).ints(v.rhs_batch).ints(v.rhs_contracting);
+  });
+  writeOptional(w, a.direction, [&](hlo::ComparisonDirection v) { w.u8(static_cast<uint8_t>(v)); });
+  writeOptional(w, a.comparison_type,
+                [&](hlo::ComparisonType v) { w.u8(static_cast<uint8_t>(v)); });
+  w.u8(static_cast<uint8_t>(d.reducer));
+  w.u8(d.literal ? 1 : 0);
+  if (d.literal) {
+    w.str(std::string_view(reinterpret_cast<const char*>(d.literal->bytes()),
+                           d.literal->byteCount()));
+  }
+  return std::string(w.bytes());
+}
+
+OpDesc decodeOp(egraph::AttrReader& r) {
+  OpDesc d;
+  d.opcode = static_cast<HloOpcode>(r.i64());
+  d.shape = readShape(r);
+  hlo::HloAttributes& a = d.attrs;
+  if (r.u8()) a.dimensions = r.ints();
+  if (r.u8()) a.iota_dimension = r.i64();
+  if (r.u8()) {
+    auto starts = r.ints(), limits = r.ints(), strides = r.ints();
+    std::vector<hlo::SliceDim> s;
+    for (size_t i = 0; i < starts.size(); ++i)
+      s.push_back({starts[i], limits[i], strides[i]});
+    a.slice = std::move(s);
+  }
+  if (r.u8()) a.dynamic_slice_sizes = r.ints();
+  if (r.u8()) {
+    auto lo = r.ints(), hi = r.ints(), in = r.ints();
+    std::vector<hlo::PadDim> p;
+    for (size_t i = 0; i < lo.size(); ++i)
+      p.push_back({lo[i], hi[i], in[i]});
+    a.padding = std::move(p);
+  }
+  if (r.u8()) {
+    hlo::DotDims dd;
+    dd.lhs_batch = r.ints();
+    dd.lhs_contracting = r.ints();
+    dd.rhs_batch = r.ints();
+    dd.rhs_contracting = r.ints();
+    a.dot_dims = std::move(dd);
+  }
+  if (r.u8()) a.direction = static_cast<hlo::ComparisonDirection>(r.u8());
+  if (r.u8()) a.comparison_type = static_cast<hlo::ComparisonType>(r.u8());
+  d.reducer = static_cast<Reducer>(r.u8());
+  if (r.u8()) {
+    std::string_view bytes = r.str();
+    auto lit = std::make_shared<hlo::Literal>(d.shape);
+    if (bytes.size() != lit->byteCount())
+      throw std::logic_error("isel: corrupt constant attribute");
+    std::memcpy(lit->bytes(), bytes.data(), bytes.size());
+    d.literal = std::move(lit);
+  }
+  r.done();
+  return d;
+}
+
+std::string encodePiiBytes(const PiiDesc& d) {
+  egraph::AttrWriter w;
+  w.u8(kTagPii).i64(d.unit).ints(d.alpha).i64(d.output).i64(d.buffer);
+  writeShape(w, d.shape);
+  return std::string(w.bytes());
+}
+
+std::string encodeInputBytes(const InputDesc& d) {
+  egraph::AttrWriter w;
+  w.u8(kTagInput).i64(d.parameter).i64(d.bytes);
+  return std::string(w.bytes());
+}
+
+int arityOf(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kConstant:
+    case HloOpcode::kIota:
+      return 0;
+    case HloOpcode::kSelect:
+    case HloOpcode::kClamp:
+      return 3;
+    case HloOpcode::kConcatenate:
+      return egraph::kVariadic;
+    case HloOpcode::kDot:
+    case HloOpcode::kPad:
+    case HloOpcode::kReduce:
+    case HloOpcode::kCompare:
+      return 2;
+    default:
+      return hlo::isElementwiseBinary(op) ? 2 : 1;
+  }
+}
+
+}  // namespace
+
+std::string_view reducerName(Reducer r) {
+  switch (r) {
+    case Reducer::kNone:
+      return "none";
+    case Reducer::kAdd:
+      return "add";
+    case Reducer::kMultiply:
+      return "multiply";
+    case Reducer::kMaximum:
+      return "maximum";
+    case Reducer::kMinimum:
+      return "minimum";
+    case Reducer::kAnd:
+      return "and";
+    case Reducer::kOr:
+      return "or";
+    case Reducer::kXor:
+      return "xor";
+  }
+  return "none";
+}
+
+std::optional<Reducer> parseReducer(std::string_view name) {
+  for (Reducer r : {Reducer::kAdd, Reducer::kMultiply, Reducer::kMaximum, Reducer::kMinimum,
+                    Reducer::kAnd, Reducer::kOr, Reducer::kXor}) {
+    if (reducerName(r) == name) return r;
+  }
+  return std::nullopt;
+}
+
+HloOpcode reducerOpcode(Reducer r) {
+  switch (r) {
+    case Reducer::kAdd:
+      return HloOpcode::kAdd;
+    case Reducer::kMultiply:
+      return HloOpcode::kMultiply;
+    case Reducer::kMaximum:
+      return HloOpcode::kMaximum;
+    case Reducer::kMinimum:
+      return HloOpcode::kMinimum;
+    case Reducer::kAnd:
+      return HloOpcode::kAnd;
+    case Reducer::kOr:
+      return HloOpcode::kOr;
+    case Reducer::kXor:
+      return HloOpcode::kXor;
+    case Reducer::kNone:
+      break;
+  }
+  return HloOpcode::kUnknown;
+}
+
+bool iselSupports(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kConstant:
+    case HloOpcode::kIota:
+    case HloOpcode::kConvert:
+    case HloOpcode::kBitcastConvert:
+    case HloOpcode::kReshape:
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kReverse:
+    case HloOpcode::kSlice:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kPad:
+    case HloOpcode::kDot:
+    case HloOpcode::kReduce:
+    case HloOpcode::kCompare:
+    case HloOpcode::kSelect:
+    case HloOpcode::kClamp:
+    case HloOpcode::kCopy:
+      return true;
+    default:
+      return (hlo::isElementwiseUnary(op) || hlo::isElementwiseBinary(op)) &&
+             op != HloOpcode::kBitcast && op != HloOpcode::kOptBarrier &&
+             op != HloOpcode::kComplex && op != HloOpcode::kReal && op != HloOpcode::kImag &&
+             op != HloOpcode::kReducePrecision && op != HloOpcode::kStochasticConvert;
+  }
+}
+
+IrLanguage::IrLanguage() : lang_(std::make_shared<egraph::Language>()) {
+  size_t count = static_cast<size_t>(HloOpcode::kUnknown) + 1;
+  op_for_opcode_.assign(count, OpId());
+  for (size_t i = 0; i < count; ++i) {
+    auto op = static_cast<HloOpcode>(i);
+    if (op == HloOpcode::kUnknown || !iselSupports(op)) continue;
+    OpId id = lang_->addOp(std::string(hlo::opcodeName(op)), arityOf(op));
+    op_for_opcode_[i] = id;
+    if (opcode_.size() <= id.value) opcode_.resize(id.value + 1);
+    opcode_[id.value] = op;
+  }
+  input_op_ = lang_->addOp("input", 0);
+  pii_op_ = lang_->addOp("pii", egraph::kVariadic);
+  opcode_.resize(lang_->opCount());
+  lang_->setAttrFormatter(
+      [this](const egraph::Language&, OpId op, AttrId attr) { return describe(op, attr); });
+}
+
+OpId IrLanguage::opFor(HloOpcode op) const {
+  OpId id = op_for_opcode_[static_cast<size_t>(op)];
+  if (!id.valid())
+    throw std::logic_error("isel does not model opcode " + std::string(hlo::opcodeName(op)));
+  return id;
+}
+
+std::optional<HloOpcode> IrLanguage::opcodeOf(OpId op) const {
+  return op.value < opcode_.size() ? opcode_[op.value] : std::nullopt;
+}
+
+void IrLanguage::remember(AttrId id, Decoded d) {
+  if (decoded_.size() <= id.value) decoded_.resize(id.value + 1);
+  if (decoded_[id.value].kind == Decoded::kNone) decoded_[id.value] = std::move(d);
+}
+
+const IrLanguage::Decoded& IrLanguage::decoded(AttrId id) const {
+  if (id.value >= decoded_.size() || decoded_[id.value].kind == Decoded::kNone) {
+    throw std::logic_error("isel: attribute was not encoded by this IrLanguage");
+  }
+  return decoded_[id.value];
+}
+
+AttrId IrLanguage::encode(const OpDesc& desc) {
+  AttrId id = lang_->attrs().intern(encodeOpBytes(desc));
+  if (id.value >= decoded_.size() || decoded_[id.value].kind == Decoded::kNone) {
+    egraph::AttrReader r(lang_->attrs().bytes(id));
+    r.u8();
+    Decoded d;
+    d.kind = Decoded::kOp;
+    d.op = std::make_unique<OpDesc>(decodeOp(r));  // decoded from bytes: canonical by construction
+    remember(id, std::move(d));
+  }
+  return id;
+}
+
+AttrId IrLanguage::encode(const PiiDesc& desc) {
+  AttrId id = lang_->attrs().intern(encodePiiBytes(desc));
+  Decoded d;
+  d.kind = Decoded::kPii;
+  d.pii = std::make_unique<PiiDesc>(desc);
+  d.pii->shape.clearLayouts();
+  remember(id, std::move(d));
+  return id;
+}
+
+AttrId IrLanguage::encode(const InputDesc& desc) {
+  AttrId id = lang_->attrs().intern(encodeInputBytes(desc));
+  Decoded d;
+  d.kind = Decoded::kInput;
+  d.input = std::make_unique<InputDesc>(desc);
+  remember(id, std::move(d));
+  return id;
+}
+
+const OpDesc& IrLanguage::opDesc(AttrId attr) const {
+  const Decoded& d = decoded(attr);
+  if (d.kind != Decoded::kOp) throw std::logic_error("isel: not an operator attribute");
+  return *d.op;
+}
+
+const PiiDesc& IrLanguage::piiDesc(AttrId attr) const {
+  const Decoded& d = decoded(attr);
+  if (d.kind != Decoded::kPii) throw std::logic_error("isel: not a pii attribute");
+  return *d.pii;
+}
+
+const InputDesc& IrLanguage::inputDesc(AttrId attr) const {
+  const Decoded& d = decoded(attr);
+  if (d.kind != Decoded::kInput) throw std::logic_error("isel: not an input attribute");
+  return *d.input;
+}
+
+const hlo::Shape& IrLanguage::shapeOf(OpId op, AttrId attr) const {
+  if (op == pii_op_) return piiDesc(attr).shape;
+  if (op == input_op_) {
+    static thread_local hlo::Shape bytes;
+    bytes = hlo::Shape(PrimitiveType::kU8, {inputDesc(attr).bytes});
+    return bytes;
+  }
+  return opDesc(attr).shape;
+}
+
+std::string IrLanguage::describe(OpId op, AttrId attr) const {
+  if (op == input_op_) {
+    const InputDesc& in = inputDesc(attr);
+    return "param" + std::to_string(in.parameter) + " u8[" + std::to_string(in.bytes) + "]";
+  }
+  if (op == pii_op_) {
+    const PiiDesc& p = piiDesc(attr);
+    return "unit" + std::to_string(p.unit) + "(" + join(p.alpha, ",") + ")#" +
+           std::to_string(p.output) + "@b" + std::to_string(p.buffer) + " " + p.shape.str();
+  }
+  const OpDesc& d = opDesc(attr);
+  std::string out = d.shape.str();
+  if (d.attrs.dimensions) out += " dims={" + join(*d.attrs.dimensions, ",") + "}";
+  if (d.attrs.slice) {
+    out += " slice={" +
+           joinWith(*d.attrs.slice, ",",
+                    [](const hlo::SliceDim& s) {
+                      return "[" + std::to_string(s.start) + ":" + std::to_string(s.limit) +
+                             (s.stride != 1 ? ":" + std::to_string(s.stride) : "") + "]";
+                    }) +
+           "}";
+  }
+  if (d.attrs.dot_dims) {
+    const hlo::DotDims& dd = *d.attrs.dot_dims;
+    out += " lb={" + join(dd.lhs_batch, ",") + "} lc={" + join(dd.lhs_contracting, ",") + "} rb={" +
+           join(dd.rhs_batch, ",") + "} rc={" + join(dd.rhs_contracting, ",") + "}";
+  }
+  if (d.attrs.direction) out += " " + std::string(hlo::comparisonDirectionName(*d.attrs.direction));
+  if (d.reducer != Reducer::kNone) out += " " + std::string(reducerName(d.reducer));
+  if (d.literal) {
+    std::string text = hlo::literalText(*d.literal);
+    out += " " + (text.size() > 40 ? text.substr(0, 37) + "..." : text);
+  }
+  return out;
+}
+
+hlo::Shape ShapeAnalysis::make(const egraph::EGraph&, const egraph::ENode& node) {
+  return ir_.shapeOf(node.op(), node.attr());
+}
+
+egraph::DidMerge ShapeAnalysis::merge(hlo::Shape& into, hlo::Shape from) {
+  if (!into.compatible(from)) {
+    throw std::logic_error("isel internal error: merging classes of types " + into.str() + " and " +
+                           from.str());
+  }
+  return {false, false};
+}
+
+uint8_t ConstAnalysis::make(const egraph::EGraph& g, const egraph::ENode& node) {
+  if (node.op() == ir_.inputOp()) return false;
+  for (ClassId c : node.children()) {
+    if (!data(g.find(c))) return false;
+  }
+  return true;  // constants, iota, and operators over constants
+}
+
+egraph::DidMerge ConstAnalysis::merge(uint8_t& into, uint8_t from) {
+  uint8_t merged = (into || from) ? 1 : 0;
+  egraph::DidMerge d{merged != into, merged != from};
+  into = merged;
+  return d;
+}
+
+}  // namespace tacit::isel

@@ -1,0 +1,196 @@
+#include "isel/ir_builder.h"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+#include "hlo/shape_inference.h"
+
+namespace tacit::isel {
+
+using hlo::HloOpcode;
+using hlo::PrimitiveType;
+
+ClassId IrBuilder::add(OpDesc desc, std::span<const ClassId> children) {
+  std::vector<const hlo::Shape*> operand_shapes;
+  for (ClassId c : children)
+    operand_shapes.push_back(&shapes_.data(c));
+  bool declared = desc.shape.elementType() != PrimitiveType::kInvalid;
+  hlo::HloAttributes attrs = desc.attrs;
+  std::unique_ptr<hlo::HloComputation> reducer_comp;
+  if (desc.opcode == HloOpcode::kReduce) {
+    // Shape inference checks the reducer's signature: give it a scalar computation of the kind.
+    PrimitiveType t = shapes_.data(children[1]).elementType();
+    reducer_comp = std::make_unique<hlo::HloComputation>("reducer");
+    auto* p0 = reducer_comp->addInstruction(
+        std::make_unique<hlo::HloInstruction>(HloOpcode::kParameter, "x", hlo::Shape(t, {})));
+    p0->setParameterNumber(0);
+    auto* p1 = reducer_comp->addInstruction(
+        std::make_unique<hlo::HloInstruction>(HloOpcode::kParameter, "y", hlo::Shape(t, {})));
+    p1->setParameterNumber(1);
+    auto* r = reducer_comp->addInstruction(
+        std::make_unique<hlo::HloInstruction>(reducerOpcode(desc.reducer), "r", hlo::Shape(t, {})));
+    r->addOperand(p0);
+    r->addOperand(p1);
+    reducer_comp->setRoot(r);
+    attrs.called.push_back({"to_apply", {reducer_comp.get()}, false});
+  }
+  hlo::ShapeResult result =
+      hlo::inferShape(desc.opcode, operand_shapes, attrs, declared ? &desc.shape : nullptr);
+  if (!result.ok()) {
+    throw std::logic_error("isel: ill-typed " + std::string(hlo::opcodeName(desc.opcode)) + ": " +
+                           result.error);
+  }
+  desc.shape = *result.shape;
+  desc.shape.clearLayouts();
+  return g_.add(ir_.opFor(desc.opcode), ir_.encode(desc), children);
+}
+
+ClassId IrBuilder::constant(hlo::Literal literal) {
+  OpDesc d;
+  d.opcode = HloOpcode::kConstant;
+  d.shape = literal.shape();
+  d.shape.clearLayouts();
+  d.literal = std::make_shared<hlo::Literal>(std::move(literal));
+  return add(std::move(d), {});
+}
+
+ClassId IrBuilder::unary(HloOpcode op, ClassId x) {
+  OpDesc d;
+  d.opcode = op;
+  ClassId kids[] = {x};
+  return add(std::move(d), kids);
+}
+
+ClassId IrBuilder::binary(HloOpcode op, ClassId a, ClassId b) {
+  OpDesc d;
+  d.opcode = op;
+  ClassId kids[] = {a, b};
+  return add(std::move(d), kids);
+}
+
+ClassId IrBuilder::convert(ClassId x, PrimitiveType type) {
+  OpDesc d;
+  d.opcode = HloOpcode::kConvert;
+  d.shape = hlo::Shape(type, shape(x).dims());
+  ClassId kids[] = {x};
+  return add(std::move(d), kids);
+}
+
+ClassId IrBuilder::bitcastConvert(ClassId x, const hlo::Shape& result) {
+  OpDesc d;
+  d.opcode = HloOpcode::kBitcastConvert;
+  d.shape = result;
+  ClassId kids[] = {x};
+  return add(std::move(d), kids);
+}
+
+ClassId IrBuilder::reshape(ClassId x, std::vector<int64_t> dims) {
+  OpDesc d;
+  d.opcode = HloOpcode::kReshape;
+  d.shape = hlo::Shape(shape(x).elementType(), std::move(dims));
+  ClassId kids[] = {x};
+  return add(std::move(d), kids);
+}
+
+ClassId IrBuilder::transpose(ClassId x, std::vector<int64_t> perm) {
+  OpDesc d;
+  d.opcode = HloOpcode::kTranspose;
+  d.attrs.dimensions = std::move(perm);
+  ClassId kids[] = {x};
+  return add(std::move(d), kids);
+}
+
+ClassId IrBuilder::broadcast(ClassId x, std::vector<int64_t> result_dims,
+                             std::vector<int64_t> dimensions) {
+  OpDesc d;
+  d.opcode = HloOpcode::kBroadcast;
+  d.shape = hlo::Shape(shape(x).elementType(), std::move(result_dims));
+  d.attrs.dimensions = std::move(dimensions);
+  ClassId kids[] = {x};
+  return add(std::move(d), kids);
+}
+
+ClassId IrBuilder::slice(ClassId x, std::vector<hlo::SliceDim> s) {
+  OpDesc d;
+  d.opcode = HloOpcode::kSlice;
+  d.attrs.slice = std::move(s);
+  ClassId kids[] = {x};
+  return add(std::move(d), kids);
+}
+
+ClassId IrBuilder::concatenate(std::span<const ClassId> parts, int64_t dimension) {
+  OpDesc d;
+  d.opcode = HloOpcode::kConcatenate;
+  d.attrs.dimensions = std::vector<int64_t>{dimension};
+  return add(std::move(d), parts);
+}
+
+ClassId IrBuilder::pad(ClassId x, ClassId value, std::vector<hlo::PadDim> padding) {
+  OpDesc d;
+  d.opcode = HloOpcode::kPad;
+  d.attrs.padding = std::move(padding);
+  ClassId kids[] = {x, value};
+  return add(std::move(d), kids);
+}
+
+ClassId IrBuilder::dot(ClassId lhs, ClassId rhs, hlo::DotDims dims, PrimitiveType result_type) {
+  // The result dims: batch, lhs free, rhs free (XLA's order); inference checks them.
+  const hlo::Shape& l = shape(lhs);
+  const hlo::Shape& r = shape(rhs);
+  std::vector<int64_t> out;
+  for (int64_t b : dims.lhs_batch)
+    out.push_back(l.dim(b));
+  auto is_in = [](const std::vector<int64_t>& v, int64_t x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  for (int64_t i = 0; i < l.rank(); ++i) {
+    if (!is_in(dims.lhs_batch, i) && !is_in(dims.lhs_contracting, i)) out.push_back(l.dim(i));
+  }
+  for (int64_t i = 0; i < r.rank(); ++i) {
+    if (!is_in(dims.rhs_batch, i) && !is_in(dims.rhs_contracting, i)) out.push_back(r.dim(i));
+  }
+  OpDesc d;
+  d.opcode = HloOpcode::kDot;
+  d.shape = hlo::Shape(result_type, std::move(out));
+  d.attrs.dot_dims = std::move(dims);
+  ClassId kids[] = {lhs, rhs};
+  return add(std::move(d), kids);
+}
+
+ClassId IrBuilder::reduce(ClassId x, ClassId init, std::vector<int64_t> dimensions,
+                          Reducer reducer) {
+  OpDesc d;
+  d.opcode = HloOpcode::kReduce;
+  d.attrs.dimensions = std::move(dimensions);
+  d.reducer = reducer;
+  ClassId kids[] = {x, init};
+  return add(std::move(d), kids);
+}
+
+ClassId IrBuilder::flatten(ClassId x) {
+  const hlo::Shape& s = shape(x);
+  int bytes = hlo::byteSize(s.elementType());
+  int64_t total = s.elementCount() * bytes;
+  ClassId as_bytes = x;
+  if (s.elementType() != PrimitiveType::kU8) {
+    std::vector<int64_t> dims = s.dims();
+    if (bytes > 1) dims.push_back(bytes);
+    as_bytes = bitcastConvert(x, hlo::Shape(PrimitiveType::kU8, dims));
+  }
+  if (shape(as_bytes).rank() == 1) return as_bytes;
+  return reshape(as_bytes, {total});
+}
+
+ClassId IrBuilder::unflatten(ClassId bytes, const hlo::Shape& type) {
+  int width = hlo::byteSize(type.elementType());
+  if (type.elementType() == PrimitiveType::kU8) {
+    return type.rank() == 1 ? bytes : reshape(bytes, type.dims());
+  }
+  std::vector<int64_t> dims = type.dims();
+  if (width > 1) dims.push_back(width);
+  ClassId shaped = (dims.size() == 1) ? bytes : reshape(bytes, dims);
+  return bitcastConvert(shaped, hlo::Shape(type.elementType(), type.dims()));
+}
+
+}  // namespace tacit::isel

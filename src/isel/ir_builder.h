@@ -1,0 +1,50 @@
+// Adds HLO operators to the e-graph with their result types inferred by hlo shape inference, so
+// that the kernel importer and every rewrite build well-typed nodes the same way.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "isel/ir.h"
+
+namespace tacit::isel {
+
+class IrBuilder {
+ public:
+  IrBuilder(egraph::EGraph& g, IrLanguage& ir, const ShapeAnalysis& shapes)
+      : g_(g), ir_(ir), shapes_(shapes) {}
+
+  const hlo::Shape& shape(ClassId c) const { return shapes_.data(c); }
+
+  // Adds `desc` over `children`. If desc.shape is an invalid (default) shape it is inferred;
+  // otherwise it is checked. Throws std::logic_error on an ill-typed node (a bug in a rule).
+  ClassId add(OpDesc desc, std::span<const ClassId> children);
+
+  ClassId constant(hlo::Literal literal);
+  ClassId unary(hlo::HloOpcode op, ClassId x);
+  ClassId binary(hlo::HloOpcode op, ClassId a, ClassId b);
+  ClassId convert(ClassId x, hlo::PrimitiveType type);
+  ClassId bitcastConvert(ClassId x, const hlo::Shape& result);
+  ClassId reshape(ClassId x, std::vector<int64_t> dims);
+  ClassId transpose(ClassId x, std::vector<int64_t> perm);
+  ClassId broadcast(ClassId x, std::vector<int64_t> result_dims, std::vector<int64_t> dimensions);
+  ClassId slice(ClassId x, std::vector<hlo::SliceDim> slice);
+  ClassId concatenate(std::span<const ClassId> parts, int64_t dimension);
+  ClassId pad(ClassId x, ClassId value, std::vector<hlo::PadDim> padding);
+  ClassId dot(ClassId lhs, ClassId rhs, hlo::DotDims dims, hlo::PrimitiveType result_type);
+  ClassId reduce(ClassId x, ClassId init, std::vector<int64_t> dimensions, Reducer reducer);
+
+  // HBM byte flattening (ACT's bflat): E[S] -> u8[bytes], C order, little-endian, and its inverse.
+  ClassId flatten(ClassId x);
+  ClassId unflatten(ClassId bytes, const hlo::Shape& type);
+
+  egraph::EGraph& egraph() { return g_; }
+  IrLanguage& ir() { return ir_; }
+
+ private:
+  egraph::EGraph& g_;
+  IrLanguage& ir_;
+  const ShapeAnalysis& shapes_;
+};
+
+}  // namespace tacit::isel

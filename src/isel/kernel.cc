@@ -1,0 +1,313 @@
+#include "isel/kernel.h"
+
+#include <map>
+#include <numeric>
+
+#include "support/diagnostic.h"
+
+namespace tacit::isel {
+namespace {
+
+using hlo::HloComputation;
+using hlo::HloInstruction;
+using hlo::HloOpcode;
+
+// Logical -> physical byte order of a layout: transpose to major-to-minor order, then split the
+// tiled dims into (outer, tile) and move the tile parts minor.
+struct LayoutPlan {
+  std::vector<int64_t> to_physical;  // transpose permutation (empty: identity)
+  std::vector<int64_t> physical_dims;
+  std::vector<int64_t> split_dims;  // reshape of the physical tensor (empty: no tiling)
+  std::vector<int64_t> tile_perm;   // transpose after the split
+};
+
+bool isIdentity(const std::vector<int64_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+std::vector<int64_t> inverse(const std::vector<int64_t>& perm) {
+  std::vector<int64_t> inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    inv[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  return inv;
+}
+
+LayoutPlan planLayout(const hlo::Shape& s, const std::string& file, SourceLoc loc) {
+  LayoutPlan plan;
+  int64_t n = s.rank();
+  std::vector<int64_t> m2m = s.minorToMajor();
+  std::vector<int64_t> major_to_minor(m2m.rbegin(), m2m.rend());
+  for (int64_t d : major_to_minor)
+    plan.physical_dims.push_back(s.dim(d));
+  if (!isIdentity(major_to_minor)) plan.to_physical = major_to_minor;
+  if (!s.layout() || s.layout()->tiles.empty()) return plan;
+  const hlo::Layout& layout = *s.layout();
+  if (layout.tiles.size() > 1) {
+    fail(file, loc, "layout " + s.str() + " has nested tilings, which tacit does not model",
+         "use a single tiling T(...)");
+  }
+  const std::vector<int64_t>& tile = layout.tiles[0].dims;
+  int64_t k = static_cast<int64_t>(tile.size());
+  if (k > n) fail(file, loc, "tiling of " + s.str() + " has more dimensions than the shape");
+  std::vector<int64_t> outer_pos, inner_pos;
+  for (int64_t i = 0; i < n - k; ++i) {
+    plan.split_dims.push_back(plan.physical_dims[static_cast<size_t>(i)]);
+    plan.tile_perm.push_back(i);
+  }
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t d = plan.physical_dims[static_cast<size_t>(n - k + j)];
+    int64_t t = tile[static_cast<size_t>(j)];
+    if (t <= 0 || d % t != 0) {
+      fail(file, loc,
+           "layout " + s.str() + ": dimension of size " + std::to_string(d) +
+               " is not a multiple of its tile " + (t < 0 ? std::string("*") : std::to_string(t)),
+           "tacit models tiled layouts without partial tiles");
+    }
+    outer_pos.push_back(static_cast<int64_t>(plan.split_dims.size()));
+    plan.split_dims.push_back(d / t);
+    inner_pos.push_back(static_cast<int64_t>(plan.split_dims.size()));
+    plan.split_dims.push_back(t);
+  }
+  for (int64_t p : outer_pos)
+    plan.tile_perm.push_back(p);
+  for (int64_t p : inner_pos)
+    plan.tile_perm.push_back(p);
+  return plan;
+}
+
+class Importer {
+ public:
+  Importer(const hlo::HloModule& m, IrBuilder& b) : module_(m), b_(b) {
+    out_.file = m.sourceFile();
+  }
+
+  ImportedKernel run() {
+    const HloComputation* entry = module_.entry();
+    if (entry == nullptr) fail(out_.file, {}, "module has no entry computation");
+    std::vector<ClassId> args;
+    int64_t offset = 0;
+    for (int64_t i = 0; i < entry->parameterCount(); ++i) {
+      const HloInstruction* p = entry->parameter(i);
+      hlo::Shape shape = entryParameterShape(i, p);
+      checkArray(shape, p);
+      KernelParameter kp;
+      kp.name = p->name();
+      kp.shape = shape;
+      kp.hbm_offset = offset;
+      kp.bytes = shape.byteSize();
+      kp.bytes_class = b_.egraph().add(b_.ir().inputOp(),
+                                       b_.ir().encode(InputDesc{static_cast<int>(i), kp.bytes}));
+      kp.value_class = unflattenWithLayout(b_, kp.bytes_class, shape, out_.file, p->loc());
+      offset += kp.bytes;
+      args.push_back(kp.value_class);
+      out_.parameters.push_back(std::move(kp));
+    }
+    Values root = importComputation(*entry, args);
+    hlo::Shape root_shape =
+        module_.entryLayout() ? module_.entryLayout()->result : entry->root()->shape();
+    std::vector<hlo::Shape> result_shapes =
+        root_shape.isTuple() ? root_shape.tupleShapes() : std::vector<hlo::Shape>{root_shape};
+    if (result_shapes.size() != root.size())
+      fail(out_.file, entry->root()->loc(), "entry result does not match its layout");
+    for (size_t i = 0; i < root.size(); ++i) {
+      checkArray(result_shapes[i], entry->root());
+      KernelResult r;
+      r.shape = result_shapes[i];
+      r.hbm_offset = offset;
+      r.bytes = r.shape.byteSize();
+      r.value_class = root[i];
+      r.bytes_class = flattenWithLayout(b_, root[i], r.shape, out_.file, entry->root()->loc());
+      offset += r.bytes;
+      out_.results.push_back(r);
+    }
+    out_.io_bytes = offset;
+    return std::move(out_);
+  }
+
+ private:
+  using Values = std::vector<ClassId>;  // one class per array; several for a tuple
+
+  hlo::Shape entryParameterShape(int64_t i, const HloInstruction* p) const {
+    if (module_.entryLayout() &&
+        static_cast<size_t>(i) < module_.entryLayout()->parameters.size()) {
+      return module_.entryLayout()->parameters[static_cast<size_t>(i)];
+    }
+    return p->shape();
+  }
+
+  void checkArray(const hlo::Shape& s, const HloInstruction* inst) const {
+    if (!s.isArray()) {
+      fail(out_.file, inst->loc(),
+           "kernel inputs and results must be arrays; '" + inst->name() + "' is " + s.str(),
+           "flatten tuple parameters into separate parameters");
+    }
+    if (!hlo::isEvaluable(s.elementType())) {
+      fail(out_.file, inst->loc(),
+           "element type " + std::string(hlo::primitiveTypeName(s.elementType())) + " of '" +
+               inst->name() + "' is not supported by the compiler");
+    }
+    if (s.isDynamic())
+      fail(out_.file, inst->loc(),
+           "dynamic shape " + s.str() + " of '" + inst->name() + "' is not supported");
+  }
+
+  Values importComputation(const HloComputation& comp, const std::vector<ClassId>& args) {
+    std::map<const HloInstruction*, Values> values;
+    for (const auto& owned : comp.instructions()) {
+      const HloInstruction* inst = owned.get();
+      values[inst] = importInstruction(*inst, values, args);
+      if (values[inst].size() == 1) out_.origins.push_back({values[inst][0], inst});
+    }
+    return values.at(comp.root());
+  }
+
+  Values importInstruction(const HloInstruction& inst,
+                           std::map<const HloInstruction*, Values>& values,
+                           const std::vector<ClassId>& args) {
+    auto operand = [&](int64_t i) -> ClassId {
+      const Values& v = values.at(inst.operand(i));
+      if (v.size() != 1) unsupported(inst, "tuple-valued operands");
+      return v[0];
+    };
+    switch (inst.opcode()) {
+      case HloOpcode::kParameter:
+        return {args.at(static_cast<size_t>(inst.parameterNumber()))};
+      case HloOpcode::kTuple: {
+        Values out;
+        for (int64_t i = 0; i < inst.operandCount(); ++i)
+          out.push_back(operand(i));
+        return out;
+      }
+      case HloOpcode::kGetTupleElement: {
+        const Values& t = values.at(inst.operand(0));
+        int64_t index = inst.attrs().index.value_or(0);
+        if (index < 0 || static_cast<size_t>(index) >= t.size())
+          unsupported(inst, "this get-tuple-element");
+        return {t[static_cast<size_t>(index)]};
+      }
+      case HloOpcode::kCall:
+      case HloOpcode::kFusion: {
+        const HloComputation* callee =
+            inst.called(inst.opcode() == HloOpcode::kCall ? "to_apply" : "calls");
+        if (callee == nullptr) unsupported(inst, "a call without its computation");
+        Values call_args;
+        for (int64_t i = 0; i < inst.operandCount(); ++i)
+          call_args.push_back(operand(i));
+        return importComputation(*callee, call_args);
+      }
+      default:
+        break;
+    }
+    if (!iselSupports(inst.opcode()))
+      unsupported(inst, "the opcode '" + inst.opcodeSpelling() + "'");
+    if (!inst.shape().isArray() || !hlo::isEvaluable(inst.shape().elementType())) {
+      unsupported(inst, "the result type " + inst.shape().str());
+    }
+    if (inst.shape().isDynamic()) unsupported(inst, "dynamic shapes");
+    OpDesc d;
+    d.opcode = inst.opcode();
+    d.shape = inst.shape();
+    d.shape.clearLayouts();
+    copyTypedAttributes(inst, d);
+    std::vector<ClassId> kids;
+    for (int64_t i = 0; i < inst.operandCount(); ++i)
+      kids.push_back(operand(i));
+    try {
+      return {b_.add(std::move(d), kids)};
+    } catch (const std::logic_error& e) {
+      fail(out_.file, inst.loc(), std::string("cannot model '") + inst.name() + "': " + e.what());
+    }
+  }
+
+  void copyTypedAttributes(const HloInstruction& inst, OpDesc& d) {
+    const hlo::HloAttributes& a = inst.attrs();
+    d.attrs.dimensions = a.dimensions;
+    d.attrs.iota_dimension = a.iota_dimension;
+    d.attrs.slice = a.slice;
+    d.attrs.padding = a.padding;
+    d.attrs.direction = a.direction;
+    d.attrs.comparison_type = a.comparison_type;
+    if (inst.opcode() == HloOpcode::kDot) d.attrs.dot_dims = a.dot_dims.value_or(hlo::DotDims{});
+    if (inst.opcode() == HloOpcode::kConstant) {
+      if (!inst.literal() || inst.literal()->isUnknown()) {
+        fail(out_.file, inst.loc(), "constant '" + inst.name() + "' has unknown data ({...})",
+             "print the module with its large constants");
+      }
+      auto lit = std::make_shared<hlo::Literal>(*inst.literal());
+      d.literal = std::move(lit);
+    }
+    if (inst.opcode() == HloOpcode::kReduce) {
+      if (inst.operandCount() != 2) unsupported(inst, "variadic reduce");
+      d.reducer = classifyReducer(inst);
+    }
+  }
+
+  Reducer classifyReducer(const HloInstruction& inst) {
+    const HloComputation* c = inst.called("to_apply");
+    if (c == nullptr || c->parameterCount() != 2) unsupported(inst, "this reducer");
+    const HloInstruction* root = c->root();
+    for (Reducer r : {Reducer::kAdd, Reducer::kMultiply, Reducer::kMaximum, Reducer::kMinimum,
+                      Reducer::kAnd, Reducer::kOr, Reducer::kXor}) {
+      if (root->opcode() != reducerOpcode(r) || root->operandCount() != 2) continue;
+      const HloInstruction* x = root->operand(0);
+      const HloInstruction* y = root->operand(1);
+      bool params = x->opcode() == HloOpcode::kParameter && y->opcode() == HloOpcode::kParameter &&
+                    x->parameterNumber() != y->parameterNumber();
+      if (params) return r;
+    }
+    unsupported(
+        inst,
+        "reducers other than one add/multiply/maximum/minimum/and/or/xor of the two parameters");
+  }
+
+  [[noreturn]] void unsupported(const HloInstruction& inst, const std::string& what) {
+    fail(out_.file, inst.loc(),
+         "the compiler does not support " + what + " ('" + inst.name() + "')");
+  }
+
+  const hlo::HloModule& module_;
+  IrBuilder& b_;
+  ImportedKernel out_;
+};
+
+}  // namespace
+
+ClassId flattenWithLayout(IrBuilder& b, ClassId value, const hlo::Shape& with_layout,
+                          const std::string& file, SourceLoc loc) {
+  LayoutPlan plan = planLayout(with_layout, file, loc);
+  ClassId x = value;
+  if (!plan.to_physical.empty()) x = b.transpose(x, plan.to_physical);
+  if (!plan.split_dims.empty()) {
+    x = b.reshape(x, plan.split_dims);
+    if (!isIdentity(plan.tile_perm)) x = b.transpose(x, plan.tile_perm);
+  }
+  return b.flatten(x);
+}
+
+ClassId unflattenWithLayout(IrBuilder& b, ClassId bytes, const hlo::Shape& with_layout,
+                            const std::string& file, SourceLoc loc) {
+  LayoutPlan plan = planLayout(with_layout, file, loc);
+  hlo::PrimitiveType type = with_layout.elementType();
+  ClassId x;
+  if (!plan.split_dims.empty()) {
+    std::vector<int64_t> tiled;
+    for (int64_t p : plan.tile_perm)
+      tiled.push_back(plan.split_dims[static_cast<size_t>(p)]);
+    x = b.unflatten(bytes, hlo::Shape(type, tiled));
+    if (!isIdentity(plan.tile_perm)) x = b.transpose(x, inverse(plan.tile_perm));
+    x = b.reshape(x, plan.physical_dims);
+  } else {
+    x = b.unflatten(bytes, hlo::Shape(type, plan.physical_dims));
+  }
+  if (!plan.to_physical.empty()) x = b.transpose(x, inverse(plan.to_physical));
+  return x;
+}
+
+ImportedKernel importKernel(const hlo::HloModule& module, IrBuilder& b) {
+  return Importer(module, b).run();
+}
+
+}  // namespace tacit::isel

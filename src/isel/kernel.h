@@ -1,0 +1,62 @@
+// Kernel import (ACT-ALGORITHM.md §3.2): an HLO module's entry computation becomes e-graph nodes.
+//
+// HBM layout: the entry parameters' bytes in parameter order from byte 0, then the result (a
+// tuple's elements consecutively, in tuple order). Each parameter enters as an `input` leaf holding
+// its bytes (u8) followed by the inverse byte-flattening; each result leaves through
+// byte-flattening. Non-default layouts are modelled in byte order: a minor_to_major permutation is
+// a transpose to major-to-minor order, and a tiling T(t_1..t_k) splits each of the k most-minor
+// physical dims into (outer, tile) and moves the tile parts minor (reshape + transpose), as XLA's
+// tiled layouts do.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "isel/ir_builder.h"
+
+namespace tacit::isel {
+
+struct KernelParameter {
+  std::string name;
+  hlo::Shape shape;  // with its layout
+  int64_t hbm_offset = 0;
+  int64_t bytes = 0;
+  ClassId bytes_class;  // the input leaf (u8 in HBM)
+  ClassId value_class;  // the logical tensor
+};
+
+struct KernelResult {
+  hlo::Shape shape;  // with its layout
+  int64_t hbm_offset = 0;
+  int64_t bytes = 0;
+  ClassId value_class;  // the logical tensor
+  ClassId bytes_class;  // its byte-flattening: must be produced in HBM
+};
+
+// Where a class came from, for diagnostics ("no instruction computes `dot.3` at k.hlo:12:3").
+struct Origin {
+  ClassId eclass;
+  const hlo::HloInstruction* instruction;
+};
+
+struct ImportedKernel {
+  std::string file;
+  std::vector<KernelParameter> parameters;
+  std::vector<KernelResult> results;
+  int64_t io_bytes = 0;  // inputs + results
+  std::vector<Origin> origins;
+};
+
+// Imports the entry computation. Opcodes isel does not model, variadic reduces, reducers that are
+// not one commutative binary operator, dynamic shapes, unknown constants and layouts with partial
+// tiles are DiagnosticErrors at the offending instruction. call/fusion are inlined.
+ImportedKernel importKernel(const hlo::HloModule& module, IrBuilder& b);
+
+// The byte-flattening of a value laid out with `layout` (transpose to physical order, tiling).
+ClassId flattenWithLayout(IrBuilder& b, ClassId value, const hlo::Shape& with_layout,
+                          const std::string& file, SourceLoc loc);
+// Its inverse: the logical tensor stored as `with_layout` in `bytes`.
+ClassId unflattenWithLayout(IrBuilder& b, ClassId bytes, const hlo::Shape& with_layout,
+                            const std::string& file, SourceLoc loc);
+
+}  // namespace tacit::isel
