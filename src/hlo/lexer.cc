@@ -524,18 +524,21 @@ Token Lexer::lex(size_t offset) const {
     }
     case '.':
       if (startsWith(s, p, "...")) return single(Tok::kDots, 3);
-      if (matchDecimal(s, p)) return lexNumberLike(p);
-      fail(p, "unexpected character '.'");
+      if (!matchDecimal(s, p)) fail(p, "unexpected character '.'");
+      break;
     case '-':
       if (p + 1 < s.size() && s[p + 1] == '>') return single(Tok::kArrow, 2);
-      return lexNumberLike(p);
+      break;
     case '/':
       fail(p, "unexpected character '/'", "comments are '// ...' or '/* ... */'");
     default:
       break;
   }
-  if (isDigit(c) || c == '?') return lexNumberLike(p);
-  if (isIdentStart(c)) return lexIdentifier(p);
+  if (isDigit(c) || c == '?' || c == '-' || c == '.' || isIdentStart(c)) {
+    Token w = isIdentStart(c) ? lexIdentifier(p) : lexNumberLike(p);
+    w.space_before = t.space_before;
+    return w;
+  }
   auto byte = static_cast<unsigned char>(c);
   char buf[8];
   std::snprintf(buf, sizeof(buf), "0x%02x", byte);

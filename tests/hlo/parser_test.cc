@@ -470,6 +470,17 @@ ENTRY e {
   canonical(printModule(*m));
 }
 
+TEST(HloParser, GenericValuesEndAtWhitespace) {
+  // A generic attribute value is a run of adjacent tokens: the next line's `ROOT` is not part of
+  // it.
+  auto m = parse(
+      "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  z = f32[2] my-op(p), a={0}, "
+      "b=[2]<=[2]\n"
+      "  ROOT r = f32[2] negate(z)\n}\n");
+  EXPECT_EQ(m->entry()->root()->name(), "r");
+  EXPECT_EQ(m->entry()->findInstruction("z")->raw("b")->value, "[2]<=[2]");
+}
+
 TEST(HloParser, LitStyleSplitKeepsLineNumbers) {
   std::string text =
       "HloModule a\nENTRY e {\n  ROOT x = f32[] parameter(0)\n}\n// -----\nHloModule b\nENTRY e "

@@ -1,0 +1,2 @@
+# The HLO text parser: parse, print, re-parse (round trip must hold), verify.
+tacit_fuzzer(fuzz_hlo_parser ${CMAKE_CURRENT_LIST_DIR}/fuzz_hlo_parser.cc tacit_hlo)
