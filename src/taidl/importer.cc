@@ -122,11 +122,15 @@ class RecordConverter {
     if (used.empty()) importer::fail(0, "the spec created no Accelerator (is it a TAIDL spec?)");
     if (used.size() > 1) {
       const Json* calls = used[1]->find("calls");
-      int line =
-          calls && !calls->items.empty() ? static_cast<int>(calls->items[0].find("line")->i) : 0;
+      int line = calls && !calls->items.empty() && calls->items[0].find("line")
+                     ? static_cast<int>(calls->items[0].find("line")->i)
+                     : 0;
       importer::fail(line, "the spec creates a second Accelerator; tacit imports one ISA per spec");
     }
-    for (const Json& c : used[0]->find("calls")->items)
+    const Json* recorded = used[0]->find("calls");
+    if (recorded == nullptr || !recorded->isArray())
+      importer::fail(0, "internal error: a bad shim record");
+    for (const Json& c : recorded->items)
       calls_.push_back(readCall(c));
     decideFlavor(*used[0]);
     collectParams(*used[0]);
@@ -186,6 +190,7 @@ class RecordConverter {
     collectIds(acc, used_ids);
     std::set<std::string> taken;
     for (const Json& p : params->items) {
+      if (!p.find("id") || !p.find("name") || !p.find("value") || !p.find("kind")) continue;
       std::string id = p.find("id")->s;
       if (used_ids.count(id) == 0) continue;  // only parameters the spec's ISA uses
       std::string name = safeIdent(p.find("name")->s);

@@ -65,7 +65,9 @@ class PyParser {
 
  private:
   [[noreturn]] void error(const std::string& what) const {
-    fail(line_, "in Python expression '" + concreteText(text_) + "': " + what);
+    std::string shown = concreteText(text_);
+    if (shown.size() > 80) shown = shown.substr(0, 77) + "...";
+    fail(line_, "in Python expression '" + shown + "': " + what);
   }
 
   void skip() {
@@ -96,7 +98,26 @@ class PyParser {
     return true;
   }
 
+  // Nesting deeper than this is not a spec anyone writes; it would only exhaust the stack.
+  static constexpr int kMaxDepth = 100;
+
+  // Counts the recursion depth of the parser for the lifetime of one call.
+  struct Depth {
+    explicit Depth(PyParser& p) : parser(p) {
+      if (++parser.depth_ > kMaxDepth) parser.error("expression nested too deeply");
+    }
+    ~Depth() { --parser.depth_; }
+    Depth(const Depth&) = delete;
+    Depth& operator=(const Depth&) = delete;
+    PyParser& parser;
+  };
+
   ExprPtr test() {
+    Depth guard(*this);
+    return conditional();
+  }
+
+  ExprPtr conditional() {
     ExprPtr e = orTest();
     if (acceptWord("if")) {
       ExprPtr cond = orTest();
@@ -125,6 +146,7 @@ class PyParser {
   }
 
   ExprPtr notTest() {
+    Depth guard(*this);
     if (acceptWord("not")) return makeUnary("!", notTest());
     return comparison();
   }
@@ -195,6 +217,7 @@ class PyParser {
   }
 
   ExprPtr factor() {
+    Depth guard(*this);
     if (accept("-")) {
       ExprPtr k = factor();
       if (k->kind == Expr::Kind::kInt) return makeInt(-k->value);
@@ -221,8 +244,12 @@ class PyParser {
       pos_ += 2;
       while (pos_ < text_.size() && std::isxdigit(static_cast<unsigned char>(text_[pos_])))
         ++pos_;
-      return makeInt(static_cast<int64_t>(
-          std::stoull(std::string(text_.substr(start + 2, pos_ - start - 2)), nullptr, 16)));
+      try {
+        return makeInt(static_cast<int64_t>(
+            std::stoull(std::string(text_.substr(start + 2, pos_ - start - 2)), nullptr, 16)));
+      } catch (const std::exception&) {
+        error("bad hexadecimal literal");
+      }
     }
     while (pos_ < text_.size()) {
       char c = text_[pos_];
@@ -325,6 +352,7 @@ class PyParser {
   std::string_view text_;
   int line_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 int precedence(const Expr& e) {

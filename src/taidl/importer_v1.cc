@@ -116,9 +116,15 @@ Access parseAccess(std::string_view rhs, int line) {
 
 class V1Converter {
  public:
+  static constexpr int kMaxNesting = 64;
+
   V1Converter(const IsaContext& isa, Body& body) : isa_(isa), body_(body), ops_(isa, body) {}
 
   void block(const std::vector<Line>& lines, size_t& i, bool in_braces) {
+    if (body_.indent > kMaxNesting) {
+      fail(lines.empty() ? 0 : lines[std::min(i, lines.size() - 1)].line,
+           "IF/REPEAT blocks nested too deeply");
+    }
     while (i < lines.size()) {
       const Line& l = lines[i];
       if (l.text == "}") {

@@ -65,6 +65,26 @@ TEST(PyExpr, UnsupportedSyntaxIsAnErrorWithTheLine) {
   }
 }
 
+std::string notChain(int n) {
+  std::string s;
+  for (int k = 0; k < n; ++k)
+    s += "not ";
+  return s + "1";
+}
+
+TEST(PyExpr, DeepNestingIsAnErrorNotAStackOverflow) {
+  for (const std::string& bad : {std::string(100000, '(') + "1" + std::string(100000, ')'),
+                                 std::string(100000, '-') + "1", notChain(50000)}) {
+    try {
+      parsePyExpr(bad, 7);
+      ADD_FAILURE() << "accepted a deeply nested expression";
+    } catch (const ImportError& e) {
+      EXPECT_EQ(e.line, 7);
+      EXPECT_LT(e.message.size(), 200u) << "the message quotes the whole expression";
+    }
+  }
+}
+
 TEST(PyExpr, EvaluationFollowsPythonAndExactDivision) {
   std::map<std::string, int64_t> env = {{"a:x", -1}, {"a:y", 7}};
   EXPECT_EQ(evalExpr(*parsePyExpr("@a.x % 4", 1), env), 3);
