@@ -1,0 +1,210 @@
+#include "isel/view.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "support/strings.h"
+
+namespace tacit::isel {
+namespace {
+
+using hlo::HloOpcode;
+
+// The target extents of a tensor type at byte granularity: its dims, then its element width.
+std::vector<int64_t> byteExtents(const hlo::Shape& s) {
+  std::vector<int64_t> t = s.dims();
+  t.push_back(hlo::byteSize(s.elementType()));
+  return t;
+}
+
+StridedView assemble(int64_t offset, const std::vector<std::vector<ViewDim>>& parts) {
+  StridedView v;
+  v.offset = offset;
+  for (const auto& p : parts)
+    v.dims.insert(v.dims.end(), p.begin(), p.end());
+  v.coalesce();
+  return v;
+}
+
+int64_t product(const std::vector<ViewDim>& dims, size_t from) {
+  int64_t p = 1;
+  for (size_t i = from; i < dims.size(); ++i)
+    p *= dims[i].extent;
+  return p;
+}
+
+std::optional<StridedView> transposeView(const StridedView& x, const hlo::Shape& operand,
+                                         const std::vector<int64_t>& perm) {
+  auto parts = refine(x, byteExtents(operand));
+  if (!parts) return std::nullopt;
+  std::vector<std::vector<ViewDim>> out;
+  for (int64_t p : perm)
+    out.push_back((*parts)[static_cast<size_t>(p)]);
+  out.push_back(parts->back());
+  return assemble(x.offset, out);
+}
+
+std::optional<StridedView> reverseView(const StridedView& x, const hlo::Shape& operand,
+                                       const std::vector<int64_t>& dims) {
+  auto parts = refine(x, byteExtents(operand));
+  if (!parts) return std::nullopt;
+  int64_t offset = x.offset;
+  for (int64_t d : dims) {
+    for (ViewDim& sub : (*parts)[static_cast<size_t>(d)]) {
+      offset += (sub.extent - 1) * sub.stride;
+      sub.stride = -sub.stride;  // reversing a mixed-radix index reverses every digit
+    }
+  }
+  return assemble(offset, *parts);
+}
+
+std::optional<StridedView> sliceView(const StridedView& x, const hlo::Shape& operand,
+                                     const std::vector<hlo::SliceDim>& slice) {
+  auto parts = refine(x, byteExtents(operand));
+  if (!parts) return std::nullopt;
+  int64_t offset = x.offset;
+  for (size_t i = 0; i < slice.size(); ++i) {
+    const hlo::SliceDim& s = slice[i];
+    int64_t count = s.limit <= s.start ? 0 : (s.limit - s.start + s.stride - 1) / s.stride;
+    if (count == 0) return std::nullopt;
+    if (s.start == 0 && s.stride == 1 && count == operand.dim(static_cast<int64_t>(i))) continue;
+    std::vector<ViewDim>& sub = (*parts)[i];
+    if (sub.empty()) return std::nullopt;  // cannot happen for a dimension of size > 1
+    // Slicing a dimension that spans several sub-dims is exact only along the outermost one.
+    int64_t inner = product(sub, 1);
+    if (s.start % inner != 0 || count % inner != 0 || (s.stride != 1 && sub.size() != 1))
+      return std::nullopt;
+    offset += (s.start / inner) * sub[0].stride;
+    sub[0].extent = count / inner;
+    sub[0].stride *= s.stride;
+  }
+  return assemble(offset, *parts);
+}
+
+std::optional<StridedView> broadcastView(const StridedView& x, const hlo::Shape& operand,
+                                         const std::vector<int64_t>& dims,
+                                         const hlo::Shape& result) {
+  auto parts = refine(x, byteExtents(operand));
+  if (!parts) return std::nullopt;
+  std::vector<std::vector<ViewDim>> out(static_cast<size_t>(result.rank()));
+  std::vector<bool> mapped(static_cast<size_t>(result.rank()), false);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    out[static_cast<size_t>(dims[i])] = (*parts)[i];
+    mapped[static_cast<size_t>(dims[i])] = true;
+  }
+  for (int64_t r = 0; r < result.rank(); ++r) {
+    if (!mapped[static_cast<size_t>(r)]) out[static_cast<size_t>(r)] = {ViewDim{result.dim(r), 0}};
+  }
+  out.push_back(parts->back());
+  return assemble(x.offset, out);
+}
+
+}  // namespace
+
+StridedView StridedView::identity(int64_t bytes) {
+  StridedView v;
+  v.dims.push_back({bytes, 1});
+  v.coalesce();
+  return v;
+}
+
+int64_t StridedView::byteCount() const {
+  return product(dims, 0);
+}
+
+bool StridedView::isContiguous() const {
+  return dims.empty() || (dims.size() == 1 && dims[0].stride == 1);
+}
+
+void StridedView::coalesce() {
+  std::vector<ViewDim> out;
+  for (const ViewDim& d : dims) {
+    if (d.extent == 1) continue;
+    if (!out.empty() && out.back().stride == d.extent * d.stride) {
+      out.back() = {out.back().extent * d.extent, d.stride};
+    } else {
+      out.push_back(d);
+    }
+  }
+  dims = std::move(out);
+}
+
+std::string StridedView::str() const {
+  return "@" + std::to_string(offset) + "[" +
+         joinWith(dims, ",",
+                  [](const ViewDim& d) {
+                    return std::to_string(d.extent) + ":" + std::to_string(d.stride);
+                  }) +
+         "]";
+}
+
+bool isMovement(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kReshape:
+    case HloOpcode::kBitcastConvert:
+    case HloOpcode::kCopy:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kReverse:
+    case HloOpcode::kSlice:
+    case HloOpcode::kBroadcast:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::optional<std::vector<std::vector<ViewDim>>> refine(const StridedView& view,
+                                                        std::span<const int64_t> targets) {
+  std::vector<std::vector<ViewDim>> parts(targets.size());
+  std::vector<ViewDim> src = view.dims;
+  int64_t i = static_cast<int64_t>(src.size()) - 1;
+  for (int64_t j = static_cast<int64_t>(targets.size()) - 1; j >= 0; --j) {
+    int64_t need = targets[static_cast<size_t>(j)];
+    std::vector<ViewDim>& out = parts[static_cast<size_t>(j)];
+    while (need > 1) {
+      if (i < 0) return std::nullopt;
+      ViewDim& d = src[static_cast<size_t>(i)];
+      if (d.extent == need) {
+        out.insert(out.begin(), d);
+        --i;
+        need = 1;
+      } else if (d.extent > need) {
+        if (d.extent % need != 0) return std::nullopt;
+        out.insert(out.begin(), ViewDim{need, d.stride});
+        d.extent /= need;
+        d.stride *= need;
+        need = 1;
+      } else {
+        if (need % d.extent != 0) return std::nullopt;
+        out.insert(out.begin(), d);
+        need /= d.extent;
+        --i;
+      }
+    }
+  }
+  if (i >= 0) return std::nullopt;  // extents did not add up
+  return parts;
+}
+
+std::optional<StridedView> applyMovement(const StridedView& x, const hlo::Shape& operand,
+                                         HloOpcode opcode, const hlo::HloAttributes& attrs,
+                                         const hlo::Shape& result) {
+  switch (opcode) {
+    case HloOpcode::kReshape:
+    case HloOpcode::kBitcastConvert:
+    case HloOpcode::kCopy:
+      return x;  // the row-major byte sequence is unchanged
+    case HloOpcode::kTranspose:
+      return transposeView(x, operand, *attrs.dimensions);
+    case HloOpcode::kReverse:
+      return reverseView(x, operand, *attrs.dimensions);
+    case HloOpcode::kSlice:
+      return sliceView(x, operand, *attrs.slice);
+    case HloOpcode::kBroadcast:
+      return broadcastView(x, operand, *attrs.dimensions, result);
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace tacit::isel

@@ -1,0 +1,55 @@
+// Strided views: a decision procedure for data movement.
+//
+// Reshape, bitcast-convert, copy, transpose, reverse, slice (with strides) and broadcast never
+// compute: each byte of their result is a byte of their operand. Such a chain is described exactly
+// by a strided view of its base's bytes: the result's bytes, enumerated in row-major order, are
+// `offset + Σ index_k * stride_k` for a mixed-radix index over (extent_k). Coalescing (dropping
+// extent-1 dims, merging dims whose strides nest) makes the description canonical, so two chains
+// over the same base are equal iff their views (and result types) are equal — one check instead
+// of dozens of transpose/reshape/slice identities (docs/isel.md, "Views").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hlo/instruction.h"
+
+namespace tacit::isel {
+
+struct ViewDim {
+  int64_t extent = 1;
+  int64_t stride = 0;  // in bytes; 0 replicates (broadcast), negative reverses
+  friend bool operator==(const ViewDim&, const ViewDim&) = default;
+};
+
+struct StridedView {
+  int64_t offset = 0;         // bytes from the start of the base
+  std::vector<ViewDim> dims;  // row-major, coalesced
+
+  // The identity view of a tensor of `bytes` bytes.
+  static StridedView identity(int64_t bytes);
+  int64_t byteCount() const;
+  bool isContiguous() const;  // offset + [0, byteCount) in order
+  void coalesce();
+  std::string str() const;
+  friend bool operator==(const StridedView&, const StridedView&) = default;
+};
+
+// The view of `op(x)` given the view of x (x has type `operand`). nullopt if the op is not a pure
+// data movement or the result is not a strided view of the same base (e.g. a reshape that splits
+// a non-uniformly strided dimension before a transpose).
+std::optional<StridedView> applyMovement(const StridedView& x, const hlo::Shape& operand,
+                                         hlo::HloOpcode opcode, const hlo::HloAttributes& attrs,
+                                         const hlo::Shape& result);
+
+bool isMovement(hlo::HloOpcode opcode);
+
+// Splits `view` along the row-major extents `targets` (whose product is its byte count): one list
+// of sub-dims per target, innermost last. nullopt if a target straddles a non-nesting boundary.
+std::optional<std::vector<std::vector<ViewDim>>> refine(const StridedView& view,
+                                                        std::span<const int64_t> targets);
+
+}  // namespace tacit::isel
