@@ -78,6 +78,44 @@ bool dotAlgorithmMatches(std::string_view algo, PrimitiveType lhs, PrimitiveType
   return false;
 }
 
+bool isSupportedOpcode(HloOpcode op) {
+  using O = HloOpcode;
+  switch (op) {
+    case O::kParameter:
+    case O::kConstant:
+    case O::kTuple:
+    case O::kGetTupleElement:
+    case O::kCopy:
+    case O::kOptBarrier:
+    case O::kCall:
+    case O::kFusion:
+    case O::kConvert:
+    case O::kBitcastConvert:
+    case O::kIota:
+    case O::kReshape:
+    case O::kBitcast:
+    case O::kBroadcast:
+    case O::kTranspose:
+    case O::kSlice:
+    case O::kDynamicSlice:
+    case O::kDynamicUpdateSlice:
+    case O::kConcatenate:
+    case O::kPad:
+    case O::kReverse:
+    case O::kDot:
+    case O::kConvolution:
+    case O::kReduce:
+    case O::kReduceWindow:
+    case O::kMap:
+    case O::kSort:
+    case O::kWhile:
+    case O::kConditional:
+      return true;
+    default:
+      return isElementwiseOpcode(op);
+  }
+}
+
 }  // namespace
 
 void Where::fail(const std::string& message, const std::string& hint) const {
@@ -87,9 +125,66 @@ void Where::fail(const std::string& message, const std::string& hint) const {
 // ---- PlanImpl ----------------------------------------------------------------------------------
 
 int PlanImpl::addSlot(SlotKind kind, size_t bytes) {
-  slot_info.push_back({kind, bytes, 0});
+  SlotInfo info;
+  info.kind = kind;
+  info.bytes = bytes;
+  info.first_step = static_cast<int64_t>(steps.size());
+  slot_info.push_back(info);
   return static_cast<int>(slot_info.size() - 1);
 }
+
+void PlanImpl::touch(int slot, int64_t step) {
+  SlotInfo& s = slot_info[static_cast<size_t>(slot)];
+  s.last_step = std::max(s.last_step, step);
+}
+
+namespace {
+
+// Assigns arena offsets: constants get their own space, temporaries reuse the space of
+// temporaries whose live ranges ended before they are first written (best fit, else append).
+size_t layoutArena(std::vector<SlotInfo>& slots) {
+  size_t cursor = 0;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (slots[i].kind == SlotKind::kConstant) {
+      slots[i].offset = cursor;
+      cursor += alignUp(slots[i].bytes);
+    } else if (slots[i].kind == SlotKind::kTemp) {
+      order.push_back(i);
+    }
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return slots[a].first_step < slots[b].first_step; });
+  struct Block {
+    size_t offset, size;
+    int64_t busy_until;  // last step reading the current occupant
+  };
+  std::vector<Block> blocks;
+  for (size_t i : order) {
+    SlotInfo& s = slots[i];
+    size_t need = alignUp(s.bytes);
+    int64_t until = s.last_step < 0 ? s.first_step : s.last_step;
+    Block* best = nullptr;
+    for (Block& b : blocks) {
+      if (b.busy_until < s.first_step && b.size >= need && (!best || b.size < best->size))
+        best = &b;
+    }
+    if (best == nullptr) {
+      blocks.push_back({cursor, need, until});
+      cursor += need;
+      s.offset = blocks.back().offset;
+      continue;
+    }
+    Block rest{best->offset + need, best->size - need, best->busy_until};
+    s.offset = best->offset;
+    best->size = need;
+    best->busy_until = until;
+    if (rest.size > 0) blocks.push_back(rest);  // may reallocate: `best` is not used after this
+  }
+  return cursor;
+}
+
+}  // namespace
 
 void PlanImpl::setConstantOwned(int slot, AlignedBytes data) {
   owned_constants.push_back(std::move(data));
@@ -97,13 +192,9 @@ void PlanImpl::setConstantOwned(int slot, AlignedBytes data) {
 }
 
 void PlanImpl::finalize() {
-  size_t cursor = 0;
-  for (SlotInfo& s : slot_info) {
-    if (s.kind == SlotKind::kInput) continue;
-    s.offset = cursor;
-    cursor += alignUp(s.bytes);
-  }
-  arena_ = AlignedBytes(cursor);
+  for (int s : output_slots)
+    touch(s, kKeepAlive);
+  arena_ = AlignedBytes(layoutArena(slot_info));
   home_.assign(slot_info.size(), nullptr);
   for (size_t i = 0; i < slot_info.size(); ++i) {
     if (slot_info[i].kind != SlotKind::kInput) home_[i] = arena_.data() + slot_info[i].offset;
@@ -296,7 +387,21 @@ Value Planner::compileComputation(const HloComputation& computation,
       }
       operands.push_back(it->second);
     }
-    values.emplace(&inst, compileInstruction(inst, std::move(operands), args));
+    size_t first_new_slot = plan_.slot_info.size();
+    Value result = compileInstruction(inst, operands, args);
+    // Live ranges: operands and results are used through this instruction's last step, and so
+    // are its private temporaries (those no nested computation already placed).
+    auto end = static_cast<int64_t>(plan_.steps.size()) - 1;
+    for (const Value& op : operands) {
+      for (int slot : op.leaves)
+        plan_.touch(slot, end);
+    }
+    for (int slot : result.leaves)
+      plan_.touch(slot, end);
+    for (size_t slot = first_new_slot; slot < plan_.slot_info.size(); ++slot) {
+      if (plan_.slot_info[slot].last_step < 0) plan_.touch(static_cast<int>(slot), end);
+    }
+    values.emplace(&inst, std::move(result));
   }
   auto it = values.find(root);
   if (it == values.end()) {
@@ -339,9 +444,13 @@ void Planner::checkShapes(const HloInstruction& inst) const {
   }
 }
 
-Value Planner::compileInstruction(const HloInstruction& inst, std::vector<Value> operands,
+Value Planner::compileInstruction(const HloInstruction& inst, const std::vector<Value>& operands,
                                   const std::vector<Value>& args) {
   using O = HloOpcode;
+  if (!isSupportedOpcode(inst.opcode())) {
+    fail(inst, "unsupported op '" + inst.opcodeSpelling() + "'",
+         "docs/numerics.md lists the operations the evaluator implements");
+  }
   checkAttributes(inst);
   checkShapes(inst);
   if (inst.opcode() != O::kParameter) {
@@ -498,9 +607,7 @@ Value Planner::compileInstruction(const HloInstruction& inst, std::vector<Value>
     default:
       break;
   }
-  if (isElementwiseOpcode(inst.opcode())) return compileElementwise(*this, inst, ops);
-  fail(inst, "unsupported op '" + inst.opcodeSpelling() + "'",
-       "docs/numerics.md lists the operations the evaluator implements");
+  return compileElementwise(*this, inst, ops);
 }
 
 // ---- Shared helpers ----------------------------------------------------------------------------

@@ -9,7 +9,10 @@
 // in row-major order of the spatial dimensions, then the input feature (innermost). Padding and
 // dilation holes of a convolution are zeros that are multiplied like any other element.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <map>
+#include <optional>
 
 #include "hlo/evaluator_plan.h"
 #include "hlo/kernels/copy.h"
@@ -244,16 +247,30 @@ struct ConvGeometry {
   int64_t window_count = 1;                   // W = product of window sizes
   int64_t groups = 1, cin_g = 0, cout_g = 0;  // G, input features and output features per group
   bool batch_groups = false;
-  int64_t out_batch = 0;
+  int64_t out_batch = 0, in_batch = 0, in_features = 0;
   // Element strides of the operands and result.
   std::vector<int64_t> in_sp_stride, k_sp_stride, out_sp_stride;
   int64_t in_b_stride = 0, in_f_stride = 0, k_i_stride = 0, k_o_stride = 0;
   int64_t out_b_stride = 0, out_f_stride = 0;
 };
 
-// Builds [G, W*Cin_g, Cout_g] from the kernel (window reversal applied) and the im2col rows from
-// the input for a chunk of output positions, then runs the GEMM per group and stores the result
-// converted to the output type at its place in the output layout.
+// A set of output positions that share the same valid window taps (see ConvStep).
+struct TapClass {
+  std::vector<int64_t> taps;       // window positions (row-major index), in window order
+  std::vector<int64_t> positions;  // output spatial positions (row-major index)
+};
+
+// Convolution as GEMMs over im2col rows. Per group: the kernel is repacked into a
+// [window*Cin_g, Cout_g] matrix (reversal applied); a chunk of output rows (batch, position) is
+// expanded into im2col rows (window tap, input feature), padding and dilation holes as zeros;
+// the GEMM sums each output's products in that K order; results are converted and stored at
+// their place in the output layout.
+//
+// With lhs dilation most taps of an output fall into holes. Their products are zeros that never
+// change a sum that starts at +0 (x + +-0 == x, and the sum is never -0) unless the kernel holds
+// inf or NaN, so when the repacked kernel is finite, outputs are grouped by the taps that can
+// land on data (a function of position modulo the dilation) and only those taps are expanded:
+// the same sums, computed without the holes.
 class ConvStep final : public Step {
  public:
   ConvStep(ConvGeometry g, P acc, P in_type, P k_type, P out_type, int in, int kernel, int out)
@@ -266,128 +283,212 @@ class ConvStep final : public Step {
         kernel_(kernel),
         out_(out) {
     kdim_ = g_.window_count * g_.cin_g;
-    rows_total_ = g_.out_batch;
+    positions_ = 1;
     for (int64_t s : g_.out_size)
-      rows_total_ *= s;
-    // Chunks of output rows keep the im2col buffer around 1 MiB.
+      positions_ *= s;
     int64_t row_bytes = std::max<int64_t>(kdim_ * byteSize(in_type_), 1);
     chunk_ = std::clamp<int64_t>((int64_t{1} << 20) / row_bytes, 16, 4096);
-    chunk_ = std::min(chunk_, std::max<int64_t>(rows_total_, 1));
+    chunk_ = std::min(chunk_, std::max<int64_t>(positions_ * g_.out_batch, 1));
     store_ = kernels::convertKernel(acc_, out_type_);
-    // Kernel repack: dims [S spatial..., Cin_g, Cout_g] from the kernel buffer per group.
+    buildKernelRepack();
+    buildInputRepack();
+    buildTapClasses();
+  }
+
+  void allocate() override {
+    ws_ = GemmWorkspace(acc_, chunk_, g_.cout_g, kdim_);
+    int ke = byteSize(k_type_);
+    kmat_ = AlignedBytes(static_cast<size_t>(kdim_ * g_.cout_g * ke));
+    if (!classes_.empty()) kclass_ = AlignedBytes(static_cast<size_t>(kdim_ * g_.cout_g * ke));
+    cols_ = AlignedBytes(static_cast<size_t>(chunk_ * kdim_ * byteSize(in_type_)));
+    acc_buf_ = AlignedBytes(static_cast<size_t>(chunk_ * g_.cout_g * byteSize(acc_)));
+    if (input_nest_)
+      input_copy_ = AlignedBytes(static_cast<size_t>(input_elems_ * byteSize(in_type_)));
+    out_row_.assign(static_cast<size_t>(chunk_), 0);
+  }
+
+  void run(uint8_t* const* slots) override {
+    const uint8_t* input = slots[in_];
+    if (input_nest_) {
+      input_nest_->run(input, input_copy_.data());
+      input = input_copy_.data();
+    }
+    int ke = byteSize(k_type_);
+    for (int64_t grp = 0; grp < g_.groups; ++grp) {
+      kernel_nest_.run(slots[kernel_] + (kernel_base_ + grp * g_.cout_g * g_.k_o_stride) * ke,
+                       kmat_.data());
+      if (!classes_.empty() && kernelFinite()) {
+        for (const TapClass& c : classes_)
+          runClass(input, slots[out_], grp, c.taps, &c.positions, gatherKernel(c.taps));
+      } else {
+        runClass(input, slots[out_], grp, all_taps_, nullptr, kmat_.data());
+      }
+    }
+  }
+
+ private:
+  // Kernel repack: dims [spatial..., Cin_g, Cout_g] of one group, reversed where requested.
+  void buildKernelRepack() {
     std::vector<int64_t> dims, src;
     for (int64_t d = 0; d < g_.spatial; ++d) {
-      dims.push_back(g_.window[static_cast<size_t>(d)].size);
+      const WindowDim& w = g_.window[static_cast<size_t>(d)];
       int64_t st = g_.k_sp_stride[static_cast<size_t>(d)];
-      src.push_back(g_.window[static_cast<size_t>(d)].reversal ? -st : st);
+      dims.push_back(w.size);
+      src.push_back(w.reversal ? -st : st);
+      if (w.reversal) kernel_base_ += (w.size - 1) * st;
     }
     dims.push_back(g_.cin_g);
     src.push_back(g_.k_i_stride);
     dims.push_back(g_.cout_g);
     src.push_back(g_.k_o_stride);
     kernel_nest_ = CopyNest(byteSize(k_type_), dims, src, rowMajorStrides(dims));
+  }
+
+  // When features are not the input's innermost dimension, im2col would gather them one by one:
+  // copy the input once per run into [batch, spatial..., feature] order instead.
+  void buildInputRepack() {
+    if (g_.in_f_stride == 1 || g_.cin_g == 1) return;
+    std::vector<int64_t> dims = {g_.in_batch}, src = {g_.in_b_stride};
     for (int64_t d = 0; d < g_.spatial; ++d) {
-      const WindowDim& w = g_.window[static_cast<size_t>(d)];
-      if (w.reversal) kernel_base_ += (w.size - 1) * g_.k_sp_stride[static_cast<size_t>(d)];
+      dims.push_back(g_.in_size[static_cast<size_t>(d)]);
+      src.push_back(g_.in_sp_stride[static_cast<size_t>(d)]);
     }
-    // Window positions in row-major order of the spatial dimensions.
-    std::vector<int64_t> pos(static_cast<size_t>(g_.spatial), 0);
+    dims.push_back(g_.in_features);
+    src.push_back(g_.in_f_stride);
+    std::vector<int64_t> dst = rowMajorStrides(dims);
+    input_nest_.emplace(byteSize(in_type_), dims, src, dst);
+    input_elems_ = 1;
+    for (int64_t d : dims)
+      input_elems_ *= d;
+    g_.in_b_stride = dst[0];
+    for (size_t d = 0; d < g_.in_sp_stride.size(); ++d)
+      g_.in_sp_stride[d] = dst[d + 1];
+    g_.in_f_stride = 1;
+  }
+
+  // Window positions in row-major order; with lhs dilation, the tap classes.
+  void buildTapClasses() {
+    auto S = static_cast<size_t>(g_.spatial);
+    std::vector<int64_t> pos(S, 0);
     for (int64_t w = 0; w < g_.window_count; ++w) {
       window_pos_.insert(window_pos_.end(), pos.begin(), pos.end());
-      for (int64_t d = g_.spatial - 1; d >= 0; --d) {
-        if (++pos[static_cast<size_t>(d)] < g_.window[static_cast<size_t>(d)].size) break;
-        pos[static_cast<size_t>(d)] = 0;
+      all_taps_.push_back(w);
+      for (size_t d = S; d-- > 0;) {
+        if (++pos[d] < g_.window[d].size) break;
+        pos[d] = 0;
+      }
+    }
+    bool dilated = false;
+    for (const WindowDim& w : g_.window)
+      dilated |= w.lhs_dilation > 1;
+    if (!dilated || positions_ == 0) return;
+    // Taps of output position o that may land on data: (o*stride + w*rhs_dil - pad_lo) is a
+    // multiple of lhs_dil. Positions with equal tap sets form a class.
+    std::map<std::vector<int64_t>, size_t> index;
+    std::vector<int64_t> o(S, 0);
+    for (int64_t p = 0; p < positions_; ++p) {
+      std::vector<int64_t> taps;
+      for (int64_t w = 0; w < g_.window_count; ++w) {
+        bool ok = true;
+        for (size_t d = 0; d < S && ok; ++d) {
+          const WindowDim& wd = g_.window[d];
+          int64_t x = o[d] * wd.stride +
+                      window_pos_[static_cast<size_t>(w) * S + d] * wd.rhs_dilation - wd.pad_lo;
+          ok = ((x % wd.lhs_dilation) + wd.lhs_dilation) % wd.lhs_dilation == 0;
+        }
+        if (ok) taps.push_back(w);
+      }
+      auto [it, fresh] = index.emplace(taps, classes_.size());
+      if (fresh) classes_.push_back({std::move(taps), {}});
+      classes_[it->second].positions.push_back(p);
+      for (size_t d = S; d-- > 0;) {
+        if (++o[d] < g_.out_size[d]) break;
+        o[d] = 0;
       }
     }
   }
 
-  void allocate() override {
-    ws_ = GemmWorkspace(acc_, chunk_, g_.cout_g, kdim_);
-    kmat_ = AlignedBytes(static_cast<size_t>(kdim_ * g_.cout_g * byteSize(k_type_)));
-    cols_ = AlignedBytes(static_cast<size_t>(chunk_ * kdim_ * byteSize(in_type_)));
-    acc_buf_ = AlignedBytes(static_cast<size_t>(chunk_ * g_.cout_g * byteSize(acc_)));
-    out_row_.assign(static_cast<size_t>(chunk_), 0);
+  bool kernelFinite() const {
+    if (!isFloat(k_type_)) return true;
+    return dispatchEvaluable(k_type_, [&]<P kT>() {
+      if constexpr (kernels::kIsFloat<kT>) {
+        const auto* k = reinterpret_cast<const kernels::Native<kT>*>(kmat_.data());
+        for (int64_t i = 0; i < kdim_ * g_.cout_g; ++i) {
+          if (!std::isfinite(kernels::load<kT>(k[i]))) return false;
+        }
+      }
+      return true;
+    });
   }
 
-  void run(uint8_t* const* slots) override {
-    int ke = byteSize(k_type_);
-    for (int64_t grp = 0; grp < g_.groups; ++grp) {
-      kernel_nest_.run(slots[kernel_] + (kernel_base_ + grp * g_.cout_g * g_.k_o_stride) * ke,
-                       kmat_.data());
-      MatrixView b{kmat_.data(), k_type_, g_.cout_g, 1};
-      for (int64_t r0 = 0; r0 < rows_total_; r0 += chunk_) {
-        int64_t rows = std::min(chunk_, rows_total_ - r0);
-        fillColumns(slots[in_], grp, r0, rows);
-        MatrixView a{cols_.data(), in_type_, kdim_, 1};
-        kernels::gemm(acc_, a, b, rows, g_.cout_g, kdim_, acc_buf_.data(), g_.cout_g, ws_);
-        storeRows(slots[out_], grp, rows);
+  // The rows of the kernel matrix for the given taps.
+  const uint8_t* gatherKernel(const std::vector<int64_t>& taps) {
+    size_t row = static_cast<size_t>(g_.cin_g * g_.cout_g * byteSize(k_type_));
+    for (size_t t = 0; t < taps.size(); ++t) {
+      std::memcpy(kclass_.data() + t * row, kmat_.data() + static_cast<size_t>(taps[t]) * row, row);
+    }
+    return kclass_.data();
+  }
+
+  // GEMMs over the output rows (batch x positions, or all rows if positions is null) using taps.
+  void runClass(const uint8_t* input, uint8_t* output, int64_t grp,
+                const std::vector<int64_t>& taps, const std::vector<int64_t>* positions,
+                const uint8_t* kernel) {
+    int64_t np = positions ? static_cast<int64_t>(positions->size()) : positions_;
+    int64_t rows_total = np * g_.out_batch, kdim = static_cast<int64_t>(taps.size()) * g_.cin_g;
+    if (rows_total == 0) return;
+    MatrixView b{kernel, k_type_, g_.cout_g, 1};
+    for (int64_t r0 = 0; r0 < rows_total; r0 += chunk_) {
+      int64_t rows = std::min(chunk_, rows_total - r0);
+      for (int64_t r = 0; r < rows; ++r) {
+        int64_t row = r0 + r, nb = row / np, p = row % np;
+        fillRow(input, grp, nb, positions ? (*positions)[static_cast<size_t>(p)] : p, taps, r);
       }
+      MatrixView a{cols_.data(), in_type_, kdim, 1};
+      kernels::gemm(acc_, a, b, rows, g_.cout_g, kdim, acc_buf_.data(), g_.cout_g, ws_);
+      storeRows(output, grp, rows);
     }
   }
 
- private:
-  // Fills im2col rows [r0, r0+rows): row = (output batch, output spatial position), column =
-  // (window position, input feature of the group). Also records each row's output offset.
-  void fillColumns(const uint8_t* input, int64_t grp, int64_t r0, int64_t rows) {
+  // im2col row r of the chunk: output batch nb at spatial position p (row-major), the given taps.
+  void fillRow(const uint8_t* input, int64_t grp, int64_t nb, int64_t p,
+               const std::vector<int64_t>& taps, int64_t r) {
     int ie = byteSize(in_type_);
     auto S = static_cast<size_t>(g_.spatial);
-    std::vector<int64_t> o(S);
-    int64_t rest = r0 % (rows_total_ / std::max<int64_t>(g_.out_batch, 1));
-    int64_t nb = r0 / (rows_total_ / std::max<int64_t>(g_.out_batch, 1));
+    int64_t o[64];
+    int64_t out_off = nb * g_.out_b_stride;
     for (size_t d = S; d-- > 0;) {
-      o[d] = rest % g_.out_size[d];
-      rest /= g_.out_size[d];
+      o[d] = p % g_.out_size[d];
+      p /= g_.out_size[d];
+      out_off += o[d] * g_.out_sp_stride[d];
     }
+    out_row_[static_cast<size_t>(r)] = out_off;
     int64_t in_feature0 = g_.batch_groups ? 0 : grp * g_.cin_g;
     int64_t batch0 = g_.batch_groups ? grp * g_.out_batch : 0;
-    for (int64_t r = 0; r < rows; ++r) {
-      int64_t out_off = nb * g_.out_b_stride;
-      for (size_t d = 0; d < S; ++d)
-        out_off += o[d] * g_.out_sp_stride[d];
-      out_row_[static_cast<size_t>(r)] = out_off;
-      uint8_t* dst = cols_.data() + r * kdim_ * ie;
-      const uint8_t* base =
-          input + ((batch0 + nb) * g_.in_b_stride + in_feature0 * g_.in_f_stride) * ie;
-      for (int64_t w = 0; w < g_.window_count; ++w) {
-        const int64_t* wp = window_pos_.data() + w * g_.spatial;
-        int64_t off = 0;
-        bool valid = true;
-        for (size_t d = 0; d < S && valid; ++d) {
-          const WindowDim& wd = g_.window[d];
-          int64_t pos = o[d] * wd.stride + wp[d] * wd.rhs_dilation - wd.pad_lo;
-          if (pos < 0 || pos % wd.lhs_dilation != 0 || pos / wd.lhs_dilation >= g_.in_size[d]) {
-            valid = false;
-          } else {
-            off += (pos / wd.lhs_dilation) * g_.in_sp_stride[d];
-          }
-        }
-        uint8_t* cell = dst + w * g_.cin_g * ie;
-        if (!valid) {
-          std::memset(cell, 0, static_cast<size_t>(g_.cin_g * ie));
-          continue;
-        }
-        copyFeatures(base + off * ie, cell, ie);
+    const uint8_t* base =
+        input + ((batch0 + nb) * g_.in_b_stride + in_feature0 * g_.in_f_stride) * ie;
+    uint8_t* dst = cols_.data() + r * static_cast<int64_t>(taps.size()) * g_.cin_g * ie;
+    for (size_t t = 0; t < taps.size(); ++t) {
+      const int64_t* wp = window_pos_.data() + taps[t] * g_.spatial;
+      int64_t off = 0;
+      bool valid = true;
+      for (size_t d = 0; d < S && valid; ++d) {
+        const WindowDim& wd = g_.window[d];
+        int64_t pos = o[d] * wd.stride + wp[d] * wd.rhs_dilation - wd.pad_lo;
+        valid = pos >= 0 && pos % wd.lhs_dilation == 0 && pos / wd.lhs_dilation < g_.in_size[d];
+        off += valid ? (pos / wd.lhs_dilation) * g_.in_sp_stride[d] : 0;
       }
-      nextPosition(o, nb);
-    }
-  }
-
-  // Advances (batch, spatial position) to the next output row in row-major order.
-  void nextPosition(std::vector<int64_t>& o, int64_t& nb) const {
-    for (size_t d = o.size(); d-- > 0;) {
-      if (++o[d] < g_.out_size[d]) return;
-      o[d] = 0;
-    }
-    ++nb;
-  }
-
-  void copyFeatures(const uint8_t* src, uint8_t* dst, int ie) const {
-    if (g_.in_f_stride == 1) {
-      std::memcpy(dst, src, static_cast<size_t>(g_.cin_g * ie));
-      return;
-    }
-    for (int64_t f = 0; f < g_.cin_g; ++f) {
-      std::memcpy(dst + f * ie, src + f * g_.in_f_stride * ie, static_cast<size_t>(ie));
+      uint8_t* cell = dst + static_cast<int64_t>(t) * g_.cin_g * ie;
+      if (!valid) {
+        std::memset(cell, 0, static_cast<size_t>(g_.cin_g * ie));
+      } else if (g_.in_f_stride == 1) {
+        std::memcpy(cell, base + off * ie, static_cast<size_t>(g_.cin_g * ie));
+      } else {
+        for (int64_t f = 0; f < g_.cin_g; ++f) {
+          std::memcpy(cell + f * ie, base + (off + f * g_.in_f_stride) * ie,
+                      static_cast<size_t>(ie));
+        }
+      }
     }
   }
 
@@ -409,12 +510,14 @@ class ConvStep final : public Step {
   ConvGeometry g_;
   P acc_, in_type_, k_type_, out_type_;
   int in_, kernel_, out_;
-  int64_t kdim_ = 0, rows_total_ = 0, chunk_ = 1, kernel_base_ = 0;
+  int64_t kdim_ = 0, positions_ = 0, chunk_ = 1, kernel_base_ = 0, input_elems_ = 0;
   kernels::UnaryFn store_ = nullptr;
   CopyNest kernel_nest_;
-  std::vector<int64_t> window_pos_, out_row_;
+  std::optional<CopyNest> input_nest_;
+  std::vector<int64_t> window_pos_, all_taps_, out_row_;
+  std::vector<TapClass> classes_;
   GemmWorkspace ws_;
-  AlignedBytes kmat_, cols_, acc_buf_;
+  AlignedBytes kmat_, kclass_, cols_, acc_buf_, input_copy_;
 };
 
 bool isPermutationOf(std::vector<int64_t> dims, int64_t rank) {
@@ -481,6 +584,8 @@ Value compileConvolution(Planner& p, const HloInstruction& inst, std::span<const
   g.cin_g = k_in;
   g.cout_g = k_out / g.groups;
   g.out_batch = in_batch / bgc;
+  g.in_batch = in_batch;
+  g.in_features = in_feat;
   std::vector<int64_t> out_dims(static_cast<size_t>(os.rank()));
   out_dims[static_cast<size_t>(cd.output_batch)] = g.out_batch;
   out_dims[static_cast<size_t>(cd.output_feature)] = k_out;

@@ -53,11 +53,18 @@ struct SlotInfo {
   SlotKind kind = SlotKind::kTemp;
   size_t bytes = 0;
   size_t offset = 0;  // in the arena (constants and temporaries)
+  // Live range of a temporary in step indices: written no earlier than first_step, last read by
+  // last_step (-1: never read). Temporaries whose ranges do not overlap share arena memory.
+  int64_t first_step = 0;
+  int64_t last_step = -1;
 };
 
 class PlanImpl {
  public:
   int addSlot(SlotKind kind, size_t bytes);
+  // Extends the live range of `slot` to step `step` (kKeepAlive: to the end of the run).
+  void touch(int slot, int64_t step);
+  static constexpr int64_t kKeepAlive = INT64_MAX;
   void addStep(std::unique_ptr<Step> step) { steps.push_back(std::move(step)); }
   // Sets the data of a constant slot (copied into the arena by finalize()).
   void setConstant(int slot, const uint8_t* data) { constants.push_back({slot, data}); }
@@ -119,7 +126,7 @@ class Planner {
   PlanImpl& plan() { return plan_; }
 
  private:
-  Value compileInstruction(const HloInstruction& inst, std::vector<Value> operands,
+  Value compileInstruction(const HloInstruction& inst, const std::vector<Value>& operands,
                            const std::vector<Value>& args);
   void checkAttributes(const HloInstruction& inst) const;
   void checkShapes(const HloInstruction& inst) const;

@@ -211,6 +211,34 @@ void workspaceSizes(int64_t m, int64_t n, int64_t k, size_t& a_bytes, size_t& b_
   b_bytes = static_cast<size_t>(nc * kc) * sizeof(Native<kAcc>);
 }
 
+// Whether computing C^T = B^T A^T wastes clearly less of the MR x NR register tiles.
+template <P kAcc>
+bool preferTransposed(int64_t m, int64_t n) {
+  auto fill = [](int64_t x, int64_t tile) {
+    return static_cast<double>(x) / static_cast<double>(roundUp(std::max<int64_t>(x, 1), tile));
+  };
+  constexpr int64_t kMR = Blocking<kAcc>::kMR, kN = kNR<kAcc>;
+  return fill(n, kMR) * fill(m, kN) > 1.5 * fill(m, kMR) * fill(n, kN);
+}
+
+template <P kAcc>
+void gemmOriented(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, int64_t k,
+                  Native<kAcc>* c, int64_t ldc, GemmWorkspace& ws) {
+  if (!ws.transposed()) {
+    gemmTyped<kAcc>(a, b, m, n, k, c, ldc, ws);
+    return;
+  }
+  // Products are commutative, so B^T A^T sums exactly the same products in the same order.
+  MatrixView at{a.data, a.type, a.col_stride, a.row_stride};
+  MatrixView bt{b.data, b.type, b.col_stride, b.row_stride};
+  auto* ct = reinterpret_cast<Native<kAcc>*>(ws.transposedC());
+  gemmTyped<kAcc>(bt, at, n, m, k, ct, m, ws);
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t i = 0; i < m; ++i)
+      c[i * ldc + j] = ct[j * m + i];
+  }
+}
+
 template <typename Fn>
 decltype(auto) dispatchAcc(P acc, Fn&& fn) {
   switch (acc) {
@@ -231,7 +259,15 @@ decltype(auto) dispatchAcc(P acc, Fn&& fn) {
 
 GemmWorkspace::GemmWorkspace(P acc, int64_t m, int64_t n, int64_t k) {
   size_t a_bytes = 0, b_bytes = 0;
-  dispatchAcc(acc, [&]<P kAcc>() { workspaceSizes<kAcc>(m, n, k, a_bytes, b_bytes); });
+  dispatchAcc(acc, [&]<P kAcc>() {
+    transposed_ = preferTransposed<kAcc>(m, n);
+    if (transposed_) {
+      workspaceSizes<kAcc>(n, m, k, a_bytes, b_bytes);
+      ct_ = AlignedBytes(static_cast<size_t>(m * n) * sizeof(Native<kAcc>));
+    } else {
+      workspaceSizes<kAcc>(m, n, k, a_bytes, b_bytes);
+    }
+  });
   a_ = AlignedBytes(a_bytes);
   b_ = AlignedBytes(b_bytes);
 }
@@ -245,7 +281,7 @@ bool gemmOperandSupported(P t, P acc) {
 void gemm(P acc, const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, int64_t k, void* c,
           int64_t ldc, GemmWorkspace& ws) {
   dispatchAcc(acc, [&]<P kAcc>() {
-    gemmTyped<kAcc>(a, b, m, n, k, static_cast<Native<kAcc>*>(c), ldc, ws);
+    gemmOriented<kAcc>(a, b, m, n, k, static_cast<Native<kAcc>*>(c), ldc, ws);
   });
 }
 

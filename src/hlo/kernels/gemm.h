@@ -37,16 +37,22 @@ class GemmWorkspace {
   GemmWorkspace(PrimitiveType acc, int64_t m, int64_t n, int64_t k);
   uint8_t* packedA() { return a_.data(); }
   uint8_t* packedB() { return b_.data(); }
-  size_t bytes() const { return a_.size() + b_.size(); }
+  // Narrow problems (n far below the register tile width) are computed transposed,
+  // C^T = B^T A^T, into this buffer: the same products summed in the same order.
+  bool transposed() const { return transposed_; }
+  uint8_t* transposedC() { return ct_.data(); }
+  size_t bytes() const { return a_.size() + b_.size() + ct_.size(); }
 
  private:
-  AlignedBytes a_, b_;
+  AlignedBytes a_, b_, ct_;
+  bool transposed_ = false;
 };
 
 // Whether `t` may be a GEMM operand packed into accumulation type `acc` (see gemm()).
 bool gemmOperandSupported(PrimitiveType t, PrimitiveType acc);
 
 // C (m x n, row stride ldc, accumulation type `acc`) = A (m x k) * B (k x n), overwriting C.
+// `ws` must have been made for this accumulation type and at least these m, n, k.
 // Operands of any evaluable non-pred type are converted to `acc` as `convert` does while packing
 // (exact for f16/bf16 -> f32 and for integer widening).
 void gemm(PrimitiveType acc, const MatrixView& a, const MatrixView& b, int64_t m, int64_t n,
