@@ -1,0 +1,30 @@
+// Whole-e-graph passes run between rewrite iterations (docs/isel.md, "Saturation").
+//
+// * Views: classes that are the same strided view (view.h) of the same base class with the same
+//   type are united — this decides every reshape/transpose/slice/bitcast/broadcast identity at
+//   once — and a contiguous byte range of a rank-1 u8 class (an HBM region) gains an explicit
+//   `slice` node, so that extraction can read it as a view of HBM.
+// * Constants: a class computed by an operator from classes that hold literals gets the literal
+//   itself (evaluated with hlo::evaluate), so instruction patterns that contain constants
+//   (tilezero's zeros, an identity matrix) match however the kernel spelled them.
+#pragma once
+
+#include <cstddef>
+
+#include "isel/ir_builder.h"
+
+namespace tacit::isel {
+
+struct PassStats {
+  size_t unions = 0;
+  size_t nodes_added = 0;
+};
+
+// Both require a clean e-graph and leave it rebuilt.
+PassStats runViewPass(egraph::EGraph& g, IrBuilder& b);
+PassStats runConstantFoldPass(egraph::EGraph& g, IrBuilder& b, int64_t max_elements = 1 << 16);
+
+// The literal a class holds, if one of its e-nodes is a constant.
+const hlo::Literal* literalOf(const egraph::EGraph& g, const IrLanguage& ir, ClassId c);
+
+}  // namespace tacit::isel
