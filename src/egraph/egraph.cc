@@ -56,24 +56,20 @@ void EGraph::attachAnalysis(std::unique_ptr<Analysis> a) {
 // ---------------------------------------------------------------------------------------------
 // Checks
 
-void EGraph::checkUsable() const {
-  if (poisoned_)
-    throw EGraphError(
-        "e-graph is unusable: an exception escaped from an analysis or modify hook during a "
-        "mutation");
+void EGraph::throwPoisoned() const {
+  throw EGraphError(
+      "e-graph is unusable: an exception escaped from an analysis or modify hook during a "
+      "mutation");
 }
 
-void EGraph::checkClass(ClassId c, const char* what) const {
-  if (c.value >= uf_.size())
-    throw EGraphError(std::string(what) + ": class id " + std::to_string(c.value) +
-                      " does not exist (the e-graph has " + std::to_string(uf_.size()) +
-                      " class ids)");
+void EGraph::throwBadClass(ClassId c, const char* what) const {
+  throw EGraphError(std::string(what) + ": class id " + std::to_string(c.value) +
+                    " does not exist (the e-graph has " + std::to_string(uf_.size()) +
+                    " class ids)");
 }
 
-void EGraph::checkClean(const char* what) const {
-  if (!clean())
-    throw EGraphError(std::string(what) +
-                      ": the e-graph has pending changes; call rebuild() first");
+void EGraph::throwNotClean(const char* what) const {
+  throw EGraphError(std::string(what) + ": the e-graph has pending changes; call rebuild() first");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -104,15 +100,14 @@ uint32_t EGraph::hashNode(OpId op, AttrId attr, const ClassId* kids, size_t n) {
 
 uint32_t EGraph::hashOf(uint32_t n) const {
   const NodeRec& r = nodes_[n];
-  return hashNode(r.op, r.attr, r.kids, r.arity);
+  return hashNode(r.op, r.attr, kidsOf(r), r.arity);
 }
 
 uint32_t EGraph::findInMemo(uint32_t hash, OpId op, AttrId attr, const ClassId* kids,
                             size_t n) const {
   return memo_.find(hash, [&](uint32_t cand) {
     const NodeRec& r = nodes_[cand];
-    return r.op == op && r.attr == attr && r.arity == n &&
-           (n == 0 || std::memcmp(r.kids, kids, n * sizeof(ClassId)) == 0);
+    return r.op == op && r.attr == attr && r.arity == n && std::equal(kids, kids + n, kidsOf(r));
   });
 }
 
@@ -142,13 +137,22 @@ ClassId EGraph::insertNode(OpId op, AttrId attr, uint32_t hash) {
   MutationScope scope(*this);
   auto id = static_cast<uint32_t>(nodes_.size());
   size_t n = scratch_.size();
-  ClassId* kids = arena_.alloc(n);
-  if (n != 0) std::memcpy(kids, scratch_.data(), n * sizeof(ClassId));
-  nodes_.push_back(NodeRec{kids, static_cast<uint32_t>(n), op, attr, id, kNil, 0});
+  NodeRec rec_node{{}, static_cast<uint32_t>(n), op, attr, id, kNil, 0};
+  if (n > 2) {
+    if (far_.size() >= UINT32_MAX - 1) throw EGraphError("EGraph::add: too many large nodes");
+    ClassId* far = arena_.alloc(n);
+    std::memcpy(far, scratch_.data(), n * sizeof(ClassId));
+    rec_node.small[0] = ClassId(static_cast<uint32_t>(far_.size()));
+    far_.push_back(far);
+  } else {
+    for (size_t i = 0; i < n; ++i)
+      rec_node.small[i] = scratch_[i];
+  }
+  nodes_.push_back(rec_node);
+  const ClassId* kids = kidsOf(nodes_[id]);
   uf_.push_back(id);
   ClassRec rec;
   rec.head = rec.tail = id;
-  rec.count = 1;
   classes_.push_back(rec);
   memo_.insert(hash, id);
   for (size_t i = 0; i < n; ++i) {
@@ -180,6 +184,17 @@ void EGraph::addParentLink(uint32_t cls, uint32_t node) {
   }
   c.ptail = l;
   ++c.pcount;
+}
+
+void EGraph::prefetchNode(OpId op, AttrId attr, std::span<const ClassId> children) const {
+  constexpr size_t kMax = 8;
+  if (children.size() > kMax) return;
+  ClassId kids[kMax];
+  for (size_t i = 0; i < children.size(); ++i) {
+    if (children[i].value >= uf_.size()) return;
+    kids[i] = ClassId(findRoot(children[i].value));
+  }
+  memo_.prefetch(hashNode(op, attr, kids, children.size()));
 }
 
 std::optional<ClassId> EGraph::lookup(OpId op, AttrId attr,
@@ -264,7 +279,6 @@ bool EGraph::uniteRoots(uint32_t a, uint32_t b) {
   }
   nodes_[ra.tail].next = rb.head;  // every class has at least one node
   ra.tail = rb.tail;
-  ra.count += rb.count;
   rb = ClassRec{};
   --class_count_;
   ++unions_;
@@ -281,6 +295,14 @@ size_t EGraph::rebuild() {
   MutationScope scope(*this);
   processPending();
   if (index_dirty_) buildIndex();
+  return static_cast<size_t>(unions_ - before);
+}
+
+size_t EGraph::propagate() {
+  checkUsable();
+  uint64_t before = unions_;
+  MutationScope scope(*this);
+  processPending();
   return static_cast<size_t>(unions_ - before);
 }
 
@@ -309,16 +331,17 @@ void EGraph::repair(uint32_t n) {
   {
     const NodeRec& r = nodes_[n];
     for (uint32_t i = 0; i < r.arity; ++i)
-      canonical = canonical && findRoot(r.kids[i].value) == r.kids[i].value;
+      canonical = canonical && findRoot(kidsOf(r)[i].value) == kidsOf(r)[i].value;
   }
   if (canonical) return;
   bool erased = memo_.erase(hashOf(n), n);
   if (!erased) throw EGraphError("EGraph internal error: live node missing from the hash-cons");
   NodeRec& r = nodes_[n];
+  ClassId* kids = kidsOf(r);
   for (uint32_t i = 0; i < r.arity; ++i)
-    r.kids[i] = ClassId(findRoot(r.kids[i].value));
-  uint32_t h = hashNode(r.op, r.attr, r.kids, r.arity);
-  uint32_t other = findInMemo(h, r.op, r.attr, r.kids, r.arity);
+    kids[i] = ClassId(findRoot(kids[i].value));
+  uint32_t h = hashNode(r.op, r.attr, kids, r.arity);
+  uint32_t other = findInMemo(h, r.op, r.attr, kids, r.arity);
   if (other == detail::IdTable::kEmpty) {
     memo_.insert(h, n);
     return;
@@ -341,18 +364,32 @@ void EGraph::refresh(uint32_t n) {
     a->modify(*this, ClassId(findRoot(c)));
 }
 
-void EGraph::sortClassNodes(uint32_t begin, uint32_t count) {
-  auto first = class_nodes_.begin() + begin;
-  auto last = first + count;
-  // Filled in NodeId order, so a stable sort by (op, attr) yields (op, attr, NodeId).
-  std::stable_sort(first, last, [&](NodeId x, NodeId y) {
-    const NodeRec& a = nodes_[x.value];
-    const NodeRec& b = nodes_[y.value];
-    return a.op != b.op ? a.op < b.op : a.attr < b.attr;
-  });
+// Sorts one class's items by (op, attr, first child, NodeId): deterministic, and the first child
+// is in the key so that the matcher can binary-search a class for the nodes whose first child is
+// already bound (repeated variables, ground sub-terms).
+void EGraph::sortClassItems(uint32_t begin, uint32_t count) {
+  auto less = [](const IndexItem& a, const IndexItem& b) {
+    uint64_t ka = (uint64_t{a.op} << 32) | a.attr, kb = (uint64_t{b.op} << 32) | b.attr;
+    if (ka != kb) return ka < kb;
+    return ((uint64_t{a.child0} << 32) | a.id) < ((uint64_t{b.child0} << 32) | b.id);
+  };
+  IndexItem* first = index_items_.data() + begin;
+  if (count <= 16) {  // most classes are small: insertion sort, no calls
+    for (uint32_t i = 1; i < count; ++i) {
+      IndexItem x = first[i];
+      uint32_t j = i;
+      for (; j > 0 && less(x, first[j - 1]); --j)
+        first[j] = first[j - 1];
+      first[j] = x;
+    }
+    return;
+  }
+  std::sort(first, first + count, less);
 }
 
-// Flattens the union-find and rebuilds the sorted per-class node lists and per-operator lists.
+// Flattens the union-find and rebuilds the sorted per-class and per-operator node lists. Sort
+// keys are gathered in one sequential pass over the node table, so the sorting itself touches
+// only the compact item array.
 void EGraph::buildIndex() {
   const auto total = static_cast<uint32_t>(nodes_.size());
   for (uint32_t i = 0; i < total; ++i)
@@ -361,42 +398,52 @@ void EGraph::buildIndex() {
   for (uint32_t i = 0; i < total; ++i) {
     if (uf_[i] != i) continue;
     class_list_.push_back(ClassId(i));
-    classes_[i].count = 0;
+    classes_[i].size = 0;
   }
-  for (uint32_t n = 0; n < total; ++n)
-    if (!(nodes_[n].flags & kDead)) ++classes_[uf_[nodes_[n].cls]].count;
+  uint32_t live = 0;
+  for (uint32_t n = 0; n < total; ++n) {
+    if (nodes_[n].flags & kDead) continue;
+    ++classes_[uf_[nodes_[n].cls]].size;
+    ++live;
+  }
+  index_cursor_.resize(total);
   uint32_t offset = 0;
   for (ClassId c : class_list_) {
     ClassRec& rec = classes_[c.value];
     rec.index = offset;
-    rec.tail = 0;  // used as the fill cursor below
-    offset += rec.count;
+    index_cursor_[c.value] = offset;
+    offset += rec.size;
   }
-  class_nodes_.resize(offset);
+  index_items_.resize(live);
   for (uint32_t n = 0; n < total; ++n) {
-    if (nodes_[n].flags & kDead) continue;
-    ClassRec& rec = classes_[uf_[nodes_[n].cls]];
-    class_nodes_[rec.index + rec.tail++] = NodeId(n);
+    const NodeRec& r = nodes_[n];
+    if (r.flags & kDead) continue;
+    index_items_[index_cursor_[uf_[r.cls]]++] =
+        IndexItem{r.op.value, r.attr.value, r.arity == 0 ? 0u : kidsOf(r)[0].value, n};
   }
-  // Sort each class and relink its intrusive list in the same order (dead nodes drop out).
   op_begin_.assign(lang_->opCount() + 1, 0);
+  class_nodes_.resize(live);
   for (ClassId c : class_list_) {
-    ClassRec& rec = classes_[c.value];
-    if (rec.count > 1) sortClassNodes(rec.index, rec.count);
-    rec.head = class_nodes_[rec.index].value;
-    for (uint32_t k = 0; k < rec.count; ++k) {
-      uint32_t n = class_nodes_[rec.index + k].value;
-      nodes_[n].next = k + 1 < rec.count ? class_nodes_[rec.index + k + 1].value : kNil;
-      ++op_begin_[nodes_[n].op.value + 1];
-    }
-    rec.tail = class_nodes_[rec.index + rec.count - 1].value;
+    const ClassRec& rec = classes_[c.value];
+    if (rec.size > 1) sortClassItems(rec.index, rec.size);
+  }
+  for (uint32_t k = 0; k < live; ++k) {
+    class_nodes_[k] = NodeId(index_items_[k].id);
+    ++op_begin_[index_items_[k].op + 1];
   }
   for (size_t o = 1; o < op_begin_.size(); ++o)
     op_begin_[o] += op_begin_[o - 1];
-  op_nodes_.resize(offset);
-  std::vector<uint32_t> cursor(op_begin_.begin(), op_begin_.end() - 1);
-  for (NodeId n : class_nodes_)
-    op_nodes_[cursor[nodes_[n.value].op.value]++] = n;
+  op_nodes_.resize(live);
+  op_classes_.resize(live);
+  index_cursor_.assign(op_begin_.begin(), op_begin_.end() - 1);
+  for (ClassId c : class_list_) {
+    const ClassRec& rec = classes_[c.value];
+    for (uint32_t k = rec.index; k < rec.index + rec.size; ++k) {
+      uint32_t at = index_cursor_[index_items_[k].op]++;
+      op_nodes_[at] = NodeId(index_items_[k].id);
+      op_classes_[at] = c;
+    }
+  }
   index_dirty_ = false;
 }
 
@@ -427,7 +474,7 @@ std::span<const ClassId> EGraph::classes() const {
 std::span<const NodeId> EGraph::nodes(ClassId c) const {
   checkClean("EGraph::nodes");
   const ClassRec& rec = classes_[find(c).value];
-  return {class_nodes_.data() + rec.index, rec.count};
+  return {class_nodes_.data() + rec.index, rec.size};
 }
 
 std::span<const NodeId> EGraph::nodes(ClassId c, OpId op) const {
@@ -446,14 +493,22 @@ std::span<const NodeId> EGraph::nodesWithOp(OpId op) const {
   return {op_nodes_.data() + op_begin_[op.value], op_begin_[op.value + 1] - op_begin_[op.value]};
 }
 
+std::span<const ClassId> EGraph::classesWithOp(OpId op) const {
+  checkClean("EGraph::classesWithOp");
+  if (op.value + 1 >= op_begin_.size()) return {};
+  return {op_classes_.data() + op_begin_[op.value], op_begin_[op.value + 1] - op_begin_[op.value]};
+}
+
 size_t EGraph::memoryBytes() const {
-  size_t bytes =
-      nodes_.capacity() * sizeof(NodeRec) + arena_.memoryBytes() +
-      uf_.capacity() * sizeof(uint32_t) + classes_.capacity() * sizeof(ClassRec) +
-      plinks_.capacity() * sizeof(ParentLink) + memo_.memoryBytes() +
-      (pending_.capacity() + analysis_pending_.capacity()) * sizeof(uint32_t) +
-      (class_list_.capacity() + class_nodes_.capacity() + op_nodes_.capacity()) * sizeof(uint32_t) +
-      op_begin_.capacity() * sizeof(uint32_t);
+  size_t bytes = nodes_.memoryBytes() + arena_.memoryBytes() + far_.capacity() * sizeof(void*) +
+                 uf_.capacity() * sizeof(uint32_t) + classes_.capacity() * sizeof(ClassRec) +
+                 plinks_.capacity() * sizeof(ParentLink) + memo_.memoryBytes() +
+                 (pending_.capacity() + analysis_pending_.capacity()) * sizeof(uint32_t) +
+                 (class_list_.capacity() + class_nodes_.capacity() + op_nodes_.capacity() +
+                  op_classes_.capacity() + index_cursor_.capacity()) *
+                     sizeof(uint32_t) +
+                 op_begin_.capacity() * sizeof(uint32_t) +
+                 index_items_.capacity() * sizeof(IndexItem);
   for (const auto& a : analyses_)
     bytes += a->memoryBytes();
   return bytes;
@@ -477,24 +532,30 @@ void EGraph::checkInvariants() const {
     if (r.flags & kDead) continue;
     ++live;
     for (uint32_t i = 0; i < r.arity; ++i)
-      if (uf_[r.kids[i].value] != r.kids[i].value)
+      if (uf_[kidsOf(r)[i].value] != kidsOf(r)[i].value)
         fail("node " + std::to_string(n) + " has a non-canonical child");
-    uint32_t m = findInMemo(hashOf(n), r.op, r.attr, r.kids, r.arity);
+    uint32_t m = findInMemo(hashOf(n), r.op, r.attr, kidsOf(r), r.arity);
     if (m != n) fail("node " + std::to_string(n) + " is not its own hash-cons entry (duplicate?)");
   }
   if (live != memo_.size()) fail("hash-cons holds entries that are not live nodes");
   size_t listed = 0;
+  std::vector<uint32_t> walked;
   for (ClassId c : class_list_) {
     const ClassRec& rec = classes_[c.value];
-    if (rec.count == 0) fail("empty class " + std::to_string(c.value));
-    uint32_t walked = 0;
-    for (uint32_t n = rec.head; n != kNil; n = nodes_[n].next, ++walked) {
-      if (uf_[nodes_[n].cls] != c.value) fail("node listed in the wrong class");
-      if (walked >= rec.count || class_nodes_[rec.index + walked].value != n)
-        fail("class list and index disagree");
+    if (rec.size == 0) fail("empty class " + std::to_string(c.value));
+    walked.clear();
+    for (uint32_t n = rec.head; n != kNil; n = nodes_[n].next)
+      if (!(nodes_[n].flags & kDead)) walked.push_back(n);
+    std::sort(walked.begin(), walked.end());
+    std::vector<uint32_t> indexed;
+    for (NodeId n : classNodesUnchecked(c.value)) {
+      if (uf_[nodes_[n.value].cls] != c.value) fail("node indexed in the wrong class");
+      indexed.push_back(n.value);
     }
-    if (walked != rec.count) fail("class list length");
-    listed += rec.count;
+    std::sort(indexed.begin(), indexed.end());
+    if (walked != indexed)
+      fail("class list and index disagree for class " + std::to_string(c.value));
+    listed += rec.size;
   }
   if (listed != live) fail("not every live node is in a class");
   // Every live node is reachable from the parent list of each of its child classes.
@@ -507,7 +568,7 @@ void EGraph::checkInvariants() const {
     const NodeRec& r = nodes_[n];
     if (r.flags & kDead) continue;
     for (uint32_t i = 0; i < r.arity; ++i) {
-      const auto& ps = parents[r.kids[i].value];
+      const auto& ps = parents[kidsOf(r)[i].value];
       if (!std::binary_search(ps.begin(), ps.end(), n))
         fail("node " + std::to_string(n) + " missing from its child's parent list");
     }

@@ -173,6 +173,13 @@ class EGraph {
     return add(op, kNoAttr, children);
   }
   ClassId add(OpId op, AttrId attr) { return add(op, attr, std::span<const ClassId>()); }
+  // Cache hints for a later add()/unite(): load the union-find entry of a class, or the
+  // hash-cons slot an add() of this node would probe. No effect on the e-graph's contents. The
+  // Runner issues them a few matches ahead, because add() is bound by memory latency.
+  void prefetchClass(ClassId c) const {
+    if (c.value < uf_.size()) __builtin_prefetch(&uf_[c.value]);
+  }
+  void prefetchNode(OpId op, AttrId attr, std::span<const ClassId> children) const;
   // The class of an existing e-node equal to (op, attr, find(children)...), without adding it.
   // Before rebuild() this may miss a node whose stored children are not canonical yet.
   std::optional<ClassId> lookup(OpId op, AttrId attr, std::span<const ClassId> children) const;
@@ -184,8 +191,15 @@ class EGraph {
   // Returns the number of unions rebuild() itself performed (congruences found). Cost is
   // proportional to the pending work plus a linear pass over the node table for the index.
   size_t rebuild();
+  // The first half of rebuild(): congruence closure and analysis propagation, without the sorted
+  // index (so clean() stays false). Afterwards nodeCount() and classCount() are exact. Cost is
+  // proportional to the pending work only; the Runner uses it to check limits mid-iteration.
+  size_t propagate();
   // No pending work: the invariants hold and the "requires clean()" queries may be used.
   bool clean() const { return !index_dirty_ && pending_.empty() && analysis_pending_.empty(); }
+  // Nodes waiting for congruence repair or analysis propagation (the work propagate() will do,
+  // not counting cascades).
+  size_t pendingWork() const { return pending_.size() + analysis_pending_.size(); }
 
   // --- queries at any time --------------------------------------------------------------------
   ClassId find(ClassId c) const;  // the canonical id; throws for an id that does not exist
@@ -216,23 +230,28 @@ class EGraph {
   // --- queries that require clean() -----------------------------------------------------------
   // Canonical class ids, ascending.
   std::span<const ClassId> classes() const;
-  // The e-nodes of find(c), sorted by (op, attr, NodeId).
+  // The e-nodes of find(c), sorted by (op, attr, first child, NodeId).
   std::span<const NodeId> nodes(ClassId c) const;
   // The e-nodes of find(c) with operator `op` (a sub-range of nodes(c)).
   std::span<const NodeId> nodes(ClassId c, OpId op) const;
-  // Every e-node with operator `op`, sorted by (class, attr, NodeId).
+  // Every e-node with operator `op`, sorted by class, then as in nodes(c).
   std::span<const NodeId> nodesWithOp(OpId op) const;
+  // The class of each entry of nodesWithOp(op) (the same order).
+  std::span<const ClassId> classesWithOp(OpId op) const;
   // Checks every invariant from scratch; throws EGraphError naming the first violation.
   void checkInvariants() const;
 
   std::span<const std::unique_ptr<Analysis>> analyses() const { return analyses_; }
 
  private:
+  friend class MatchRun;  // the e-matching VM reads the index through the unchecked accessors
   static constexpr uint32_t kNil = 0xFFFFFFFFu;
   static constexpr uint32_t kDead = 1;
 
+  // 32 bytes. Up to two children live in the record itself (one cache miss reads a binary node
+  // whole); larger child lists live in the arena, reached through far_.
   struct NodeRec {
-    ClassId* kids;
+    ClassId small[2];  // the children if arity <= 2, else small[0].value indexes far_
     uint32_t arity;
     OpId op;
     AttrId attr;
@@ -241,9 +260,12 @@ class EGraph {
     uint32_t flags;
   };
   struct ClassRec {
-    uint32_t head = kNil, tail = kNil, count = 0;     // node list (count: live nodes when clean)
+    uint32_t head = kNil, tail = kNil;  // every node ever merged in (dead ones are skipped)
     uint32_t phead = kNil, ptail = kNil, pcount = 0;  // parent links
-    uint32_t index = 0;  // offset of the class's nodes in class_nodes_ (when clean)
+    uint32_t index = 0, size = 0;  // the class's live nodes in class_nodes_ (when clean)
+  };
+  struct IndexItem {  // sort key of a live node while building the index
+    uint32_t op, attr, child0, id;
   };
   struct ParentLink {
     uint32_t node;
@@ -261,9 +283,31 @@ class EGraph {
   };
   class MutationScope;
 
-  void checkUsable() const;
-  void checkClass(ClassId c, const char* what) const;
-  void checkClean(const char* what) const;
+  void checkUsable() const {
+    if (poisoned_) [[unlikely]]
+      throwPoisoned();
+  }
+  void checkClass(ClassId c, const char* what) const {
+    if (c.value >= uf_.size()) [[unlikely]]
+      throwBadClass(c, what);
+  }
+  void checkClean(const char* what) const {
+    if (!clean()) [[unlikely]]
+      throwNotClean(what);
+  }
+  [[noreturn]] void throwPoisoned() const;
+  [[noreturn]] void throwBadClass(ClassId c, const char* what) const;
+  [[noreturn]] void throwNotClean(const char* what) const;
+  // Unchecked accessors for a clean e-graph (the matcher's inner loop).
+  std::span<const NodeId> classNodesUnchecked(uint32_t root) const {
+    const ClassRec& r = classes_[root];
+    return {class_nodes_.data() + r.index, r.size};
+  }
+  const NodeRec& record(uint32_t n) const { return nodes_[n]; }
+  const ClassId* kidsOf(const NodeRec& r) const {
+    return r.arity <= 2 ? r.small : far_[r.small[0].value];
+  }
+  ClassId* kidsOf(NodeRec& r) { return r.arity <= 2 ? r.small : far_[r.small[0].value]; }
   uint32_t findRoot(uint32_t c) const;
   static uint32_t hashNode(OpId op, AttrId attr, const ClassId* kids, size_t n);
   uint32_t hashOf(uint32_t n) const;
@@ -276,17 +320,18 @@ class EGraph {
   void repair(uint32_t n);
   void refresh(uint32_t n);
   void buildIndex();
-  void sortClassNodes(uint32_t begin, uint32_t count);
+  void sortClassItems(uint32_t begin, uint32_t count);
   ENode view(uint32_t n) const {
     const NodeRec& r = nodes_[n];
-    return ENode(r.op, r.attr, std::span<const ClassId>(r.kids, r.arity));
+    return ENode(r.op, r.attr, std::span<const ClassId>(kidsOf(r), r.arity));
   }
 
   std::shared_ptr<Language> lang_;
   std::vector<std::unique_ptr<Analysis>> analyses_;
 
-  std::vector<NodeRec> nodes_;
+  detail::StableVector<NodeRec> nodes_;  // stable: ENode views point into records
   ChildArena arena_;
+  std::vector<ClassId*> far_;         // child lists of nodes with more than two children
   mutable std::vector<uint32_t> uf_;  // union-find parent per class id (path halving in find)
   std::vector<ClassRec> classes_;     // per class id; meaningful for canonical ids
   std::vector<ParentLink> plinks_;
@@ -303,6 +348,9 @@ class EGraph {
   std::vector<NodeId> class_nodes_;
   std::vector<uint32_t> op_begin_;
   std::vector<NodeId> op_nodes_;
+  std::vector<ClassId> op_classes_;
+  std::vector<IndexItem> index_items_;  // scratch kept between rebuilds (no page faults)
+  std::vector<uint32_t> index_cursor_;
 
   size_t class_count_ = 0;
   uint64_t unions_ = 0;
@@ -329,6 +377,11 @@ void TypedAnalysis<D>::onMake(const EGraph& g, ClassId c, const ENode& n) {
 template <typename Fn>
 void EGraph::forEachNode(ClassId c, Fn&& fn) const {
   uint32_t root = find(c).value;
+  if (clean()) {
+    for (NodeId n : classNodesUnchecked(root))
+      fn(n);
+    return;
+  }
   for (uint32_t n = classes_[root].head; n != kNil; n = nodes_[n].next)
     if (!(nodes_[n].flags & kDead)) fn(NodeId(n));
 }

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace tacit::egraph::detail {
@@ -28,6 +29,29 @@ inline uint64_t hashFinish(uint64_t h) {
   return h ^ (h >> 33);
 }
 
+// A vector whose elements never move: fixed-size chunks, so references and pointers into it stay
+// valid while it grows (and growing never copies).
+template <typename T, unsigned kChunkBits = 12>
+class StableVector {
+ public:
+  static constexpr size_t kChunk = size_t{1} << kChunkBits;
+  T& operator[](size_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
+  const T& operator[](size_t i) const { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  void push_back(const T& v) {
+    if (size_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<T[]>(kChunk));
+    (*this)[size_++] = v;
+  }
+  size_t memoryBytes() const {
+    return chunks_.size() * kChunk * sizeof(T) + chunks_.capacity() * sizeof(void*);
+  }
+
+ private:
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  size_t size_ = 0;
+};
+
 class IdTable {
  public:
   static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
@@ -44,6 +68,11 @@ class IdTable {
       if (s.id == kEmpty) return kEmpty;
       if (s.hash == hash && eq(s.id)) return s.id;
     }
+  }
+
+  // Hints the cache to load the first slot a lookup of `hash` will probe.
+  void prefetch(uint32_t hash) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[hash & mask_]);
   }
 
   // Inserts an id that is known to be absent.

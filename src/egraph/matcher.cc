@@ -59,6 +59,17 @@ void Pattern::compile() {
       bind.attr_bind_first = !attr_bound[n.attr_var];
       attr_bound[n.attr_var] = true;
     }
+    // A first child bound by an earlier instruction lets the Bind binary-search the class.
+    if (n.arity > 0) {
+      const Node& c0 = nodes_[children_[n.first_child]];
+      if (c0.is_var && var_reg_[c0.var] != UINT32_MAX) {
+        bind.key = Instr::kKeyRegister;
+        bind.key_index = var_reg_[c0.var];
+      } else if (!c0.is_var && c0.ground) {
+        bind.key = Instr::kKeyGround;
+        bind.key_index = static_cast<uint32_t>(ground_nodes_.size());  // allocated below
+      }
+    }
     program_.push_back(bind);
     for (uint32_t k = 0; k < n.arity; ++k) {
       uint32_t c = children_[n.first_child + k];
@@ -131,22 +142,24 @@ class MatchRun {
   void searchAll() {
     const Pattern::Node& root = p_.nodes_.back();
     if (root.is_var) {
-      for (ClassId c : g_.classes()) {
-        if (expired()) return;
-        regs_[0] = c.value;
+      std::span<const ClassId> classes = g_.classes();
+      visitFrom(classes, [&](size_t i) {
+        regs_[0] = classes[i].value;
         run(0);
-        if (stopped_) return;
-      }
+      });
     } else if (root.ground) {
       regs_[0] = ground_[0];
-      run(0);
+      if (!budget_.first_class.valid() || ClassId(ground_[0]) >= budget_.first_class) run(0);
     } else {
-      for (NodeId n : g_.nodesWithOp(root.op)) {
-        if (expired()) return;
-        regs_[0] = g_.classOf(n).value;
-        if (bind(p_.program_[0], n)) run(1);
-        if (stopped_) return;
-      }
+      // The root Bind is driven by the per-operator index (with each entry's class), so classes
+      // without a node of the root operator cost nothing.
+      std::span<const NodeId> nodes = g_.nodesWithOp(root.op);
+      std::span<const ClassId> classes = g_.classesWithOp(root.op);
+      const Pattern::Instr& in = p_.program_[0];
+      visitFrom(classes, [&](size_t i) {
+        regs_[0] = classes[i].value;
+        if (bind(in, root, nodes[i].value)) run(1);
+      });
     }
   }
 
@@ -158,17 +171,34 @@ class MatchRun {
     } else if (root.ground) {
       if (ground_[0] == c.value) run(0);
     } else {
-      for (NodeId n : g_.nodes(c, root.op)) {
-        if (expired()) return;
-        if (bind(p_.program_[0], n)) run(1);
-        if (stopped_) return;
-      }
+      bindAll(0);
     }
+    if (limit_reached_ && !stopped_) status_ = SearchStatus::kMatchLimit;
   }
 
   SearchStatus status() const { return status_; }
 
  private:
+  // Calls visit(i) for every index of the class-sorted list whose class is >= first_class,
+  // until the search stops.
+  template <typename Visit>
+  void visitFrom(std::span<const ClassId> classes, Visit&& visit) {
+    size_t start = 0;
+    if (budget_.first_class.valid())
+      start = static_cast<size_t>(
+          std::lower_bound(classes.begin(), classes.end(), budget_.first_class) - classes.begin());
+    for (size_t i = start; i < classes.size(); ++i) {
+      if (expired()) return;
+      visit(i);
+      if (stopped_) return;
+      if (limit_reached_ && (i + 1 == classes.size() || classes[i + 1] != classes[i])) {
+        stopped_ = true;  // the class is complete: stop at its boundary
+        status_ = SearchStatus::kMatchLimit;
+        return;
+      }
+    }
+  }
+
   std::optional<ClassId> groundClass(uint32_t node) {
     const Pattern::Node& n = p_.nodes_[node];
     std::vector<ClassId> kids(n.arity);
@@ -180,38 +210,87 @@ class MatchRun {
     return g_.lookup(n.op, n.attr, kids);
   }
 
+  // Checks the deadline every 1024 units of work (candidate nodes looked at).
   bool expired() {
-    if (!budget_.deadline || (++tick_ & 255) != 0) return false;
+    if (!budget_.deadline || (++tick_ & 1023) != 0) return false;
     if (std::chrono::steady_clock::now() < *budget_.deadline) return false;
     stopped_ = true;
     status_ = SearchStatus::kDeadline;
     return true;
   }
 
+  // The part of a class's sorted node list that can match the Bind: the operator's range,
+  // narrowed to the exact attribute and to the known first child when the Bind has them.
+  std::span<const NodeId> candidates(const Pattern::Instr& in, const Pattern::Node& pn) const {
+    std::span<const NodeId> all = g_.classNodesUnchecked(regs_[in.reg]);
+    if (all.size() <= 8) return all;  // filtered by bind()
+    const bool exact = pn.attr_kind == AttrMatch::Kind::kExact;
+    const uint32_t c0 = keyValue(in);
+    const int len = !exact ? 1 : (in.key == Pattern::Instr::kNoKey ? 2 : 3);
+    auto cmp = [&](const EGraph::NodeRec& r) {  // <0, 0, >0 against the key prefix
+      if (r.op != pn.op) return r.op < pn.op ? -1 : 1;
+      if (len < 2 || r.attr == pn.attr) {
+        if (len < 3) return 0;
+        uint32_t k = r.arity == 0 ? 0u : g_.kidsOf(r)[0].value;
+        return k == c0 ? 0 : (k < c0 ? -1 : 1);
+      }
+      return r.attr < pn.attr ? -1 : 1;
+    };
+    auto lo = std::partition_point(all.begin(), all.end(),
+                                   [&](NodeId n) { return cmp(g_.record(n.value)) < 0; });
+    auto hi =
+        std::partition_point(lo, all.end(), [&](NodeId n) { return cmp(g_.record(n.value)) == 0; });
+    return {lo, hi};
+  }
+
+  uint32_t keyValue(const Pattern::Instr& in) const {
+    switch (in.key) {
+      case Pattern::Instr::kKeyRegister:
+        return regs_[in.key_index];
+      case Pattern::Instr::kKeyGround:
+        return ground_[in.key_index];
+      case Pattern::Instr::kNoKey:
+        break;
+    }
+    return 0;
+  }
+
   // Checks e-node n against the Bind's pattern node and loads its children into registers.
-  bool bind(const Pattern::Instr& in, NodeId n) {
-    const Pattern::Node& pn = p_.nodes_[in.arg];
-    ENode e = g_.node(n);
-    if (e.arity() != pn.arity) return false;
+  bool bind(const Pattern::Instr& in, const Pattern::Node& pn, uint32_t n) {
+    const EGraph::NodeRec& r = g_.record(n);
+    if (r.op != pn.op || r.arity != pn.arity) return false;
+    const ClassId* kids = g_.kidsOf(r);
+    if (in.key != Pattern::Instr::kNoKey && kids[0].value != keyValue(in)) return false;
     switch (pn.attr_kind) {
       case AttrMatch::Kind::kExact:
-        if (e.attr() != pn.attr) return false;
+        if (r.attr != pn.attr) return false;
         break;
       case AttrMatch::Kind::kAny:
-        if (!p_.predicateHolds(pn.pred, g_.language().attrs(), e.attr())) return false;
+        if (!p_.predicateHolds(pn.pred, g_.language().attrs(), r.attr)) return false;
         break;
       case AttrMatch::Kind::kBind:
         if (in.attr_bind_first) {
-          if (!p_.predicateHolds(pn.pred, g_.language().attrs(), e.attr())) return false;
-          aregs_[pn.attr_var] = e.attr().value;
-        } else if (aregs_[pn.attr_var] != e.attr().value) {
+          if (!p_.predicateHolds(pn.pred, g_.language().attrs(), r.attr)) return false;
+          aregs_[pn.attr_var] = r.attr.value;
+        } else if (aregs_[pn.attr_var] != r.attr.value) {
           return false;
         }
         break;
     }
     for (uint32_t k = 0; k < pn.arity; ++k)
-      regs_[in.out + k] = e.child(k).value;
+      regs_[in.out + k] = kids[k].value;
     return true;
+  }
+
+  // Runs a Bind: every candidate node, then the rest of the program.
+  void bindAll(size_t pc) {
+    const Pattern::Instr& in = p_.program_[pc];
+    const Pattern::Node& pn = p_.nodes_[in.arg];
+    for (NodeId n : candidates(in, pn)) {
+      if (expired()) return;
+      if (bind(in, pn, n.value)) run(pc + 1);
+      if (stopped_) return;
+    }
   }
 
   void run(size_t pc) {
@@ -230,10 +309,7 @@ class MatchRun {
           yield();
           return;
         case Pattern::Instr::kBind:
-          for (NodeId n : g_.nodes(ClassId(regs_[in.reg]), p_.nodes_[in.arg].op)) {
-            if (bind(in, n)) run(pc + 1);
-            if (stopped_) return;
-          }
+          bindAll(pc);
           return;
       }
     }
@@ -241,14 +317,12 @@ class MatchRun {
 
   void yield() {
     auto& rows = out_.rows_;
+    out_.last_class_ = ClassId(regs_[0]);
     rows.push_back(regs_[0]);
     for (uint32_t r : p_.var_reg_)
       rows.push_back(regs_[r]);
     rows.insert(rows.end(), aregs_.begin(), aregs_.end());
-    if (out_.size() >= budget_.max_matches) {
-      stopped_ = true;
-      status_ = SearchStatus::kMatchLimit;
-    }
+    if (out_.size() >= budget_.max_matches) limit_reached_ = true;
   }
 
   const Pattern& p_;
@@ -259,6 +333,7 @@ class MatchRun {
   std::vector<uint32_t> aregs_;
   std::vector<uint32_t> ground_;
   bool stopped_ = false;
+  bool limit_reached_ = false;
   SearchStatus status_ = SearchStatus::kComplete;
   uint32_t tick_ = 0;
 };

@@ -333,6 +333,33 @@ ClassId Pattern::instantiate(EGraph& g, std::span<const ClassId> vars,
   return vals[nodes_.size() - 1];
 }
 
+void Pattern::prefetch(const EGraph& g, std::span<const ClassId> vars,
+                       std::span<const AttrId> attrs, int stage) const {
+  if (stage == 0) {
+    for (ClassId v : vars)
+      g.prefetchClass(v);
+    return;
+  }
+  constexpr size_t kMax = 8;
+  ClassId kids[kMax];
+  for (const Node& n : nodes_) {
+    if (n.is_var || n.arity > kMax || n.attr_kind == AttrMatch::Kind::kAny) continue;
+    bool leaf_level = true;
+    for (uint32_t k = 0; k < n.arity && leaf_level; ++k) {
+      const Node& c = nodes_[children_[n.first_child + k]];
+      leaf_level = c.is_var && c.var < vars.size();
+      if (leaf_level) kids[k] = vars[c.var];
+    }
+    if (!leaf_level) continue;
+    AttrId a = n.attr;
+    if (n.attr_kind == AttrMatch::Kind::kBind) {
+      if (n.attr_var >= attrs.size()) continue;
+      a = attrs[n.attr_var];
+    }
+    g.prefetchNode(n.op, a, std::span<const ClassId>(kids, n.arity));
+  }
+}
+
 ClassId Pattern::instantiate(EGraph& g, const Subst& s) const {
   if (s.varCount() != varCount() || s.attrVarCount() != attrVarCount())
     throw EGraphError("Pattern::instantiate: substitution belongs to another pattern");

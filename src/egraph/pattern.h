@@ -97,7 +97,13 @@ class Matches {
   bool empty() const { return rows_.empty(); }
   ClassId eclass(size_t i) const { return ClassId(rows_[i * stride_]); }
   Subst subst(size_t i) const { return Subst(&rows_[i * stride_ + 1], nvars_, nattrs_); }
-  void clear() { rows_.clear(); }
+  void clear() {
+    rows_.clear();
+    last_class_ = ClassId();
+  }
+  // The class of the last match; after SearchStatus::kMatchLimit, every root class up to and
+  // including it was searched completely (continue with first_class = lastClass() + 1).
+  ClassId lastClass() const { return last_class_; }
   size_t memoryBytes() const { return rows_.capacity() * sizeof(uint32_t); }
 
  private:
@@ -105,12 +111,17 @@ class Matches {
   friend class MatchRun;
   uint32_t stride_ = 0, nvars_ = 0, nattrs_ = 0;
   std::vector<uint32_t> rows_;
+  ClassId last_class_;
 };
 
 // Limits for one search. A search that hits one stops early and says which.
 struct SearchBudget {
+  // The search stops at the end of the root class in which it reaches this many matches (a
+  // class's matches are never split, so Matches::lastClass() was searched completely).
   size_t max_matches = SIZE_MAX;
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  // Only root classes >= first_class (to continue a search stopped by max_matches).
+  ClassId first_class;
 };
 enum class SearchStatus { kComplete, kMatchLimit, kDeadline };
 
@@ -154,6 +165,11 @@ class Pattern {
   ClassId instantiate(EGraph& g, std::span<const ClassId> vars,
                       std::span<const AttrId> attrs = {}) const;
   ClassId instantiate(EGraph& g, const Subst& s) const;
+  // Cache hints for a coming instantiate() with these values: stage 0 loads the variables'
+  // union-find entries, stage 1 the hash-cons slots of the nodes whose children are all
+  // variables. No effect on the e-graph's contents.
+  void prefetch(const EGraph& g, std::span<const ClassId> vars, std::span<const AttrId> attrs,
+                int stage) const;
 
  private:
   friend class PatternBuilder;
@@ -172,8 +188,11 @@ class Pattern {
   };
   struct Instr {
     enum Kind : uint8_t { kBind, kCompare, kCheckGround, kYield };
+    enum Key : uint8_t { kNoKey, kKeyRegister, kKeyGround };
     Kind kind;
     bool attr_bind_first = false;  // kBind with kBind attr: first occurrence of the variable
+    Key key = kNoKey;  // kBind: the first child is already known (register or ground slot)
+    uint32_t key_index = 0;
     uint32_t reg = 0;  // kBind: class register scanned; kCompare/kCheckGround: register checked
     uint32_t arg = 0;  // kBind: pattern node; kCompare: other register; kCheckGround: ground slot
     uint32_t out = 0;  // kBind: first register receiving the children

@@ -386,12 +386,12 @@ TEST_F(PatternTest, MatchLimitStopsEarly) {
   g.rebuild();
   Pattern p = Pattern::parse(*L.lang, "(f ?x ?y)");
   Matches m;
-  EXPECT_EQ(p.search(g, m, SearchBudget{5, std::nullopt}), SearchStatus::kMatchLimit);
+  EXPECT_EQ(p.search(g, m, SearchBudget{5, std::nullopt, ClassId()}), SearchStatus::kMatchLimit);
   EXPECT_EQ(m.size(), 5u);
   EXPECT_EQ(p.search(g, m), SearchStatus::kComplete);
   EXPECT_EQ(m.size(), 31u);
   auto past = std::chrono::steady_clock::now() - std::chrono::seconds(1);
-  EXPECT_EQ(p.search(g, m, SearchBudget{SIZE_MAX, past}), SearchStatus::kComplete)
+  EXPECT_EQ(p.search(g, m, SearchBudget{SIZE_MAX, past, ClassId()}), SearchStatus::kComplete)
       << "the deadline is checked every 256 candidates, so small searches finish";
 }
 
