@@ -406,8 +406,17 @@ class InstructionBuilder {
     out << "\ninstruction " << ident << "(" << attrList(alpha_);
     if (!beta_.empty()) out << "; " << attrList(beta_);
     out << ") {\n";
-    for (const auto* lines : {&requires_, &sets_, &decls_}) {
-      if (lines == &sets_ && !cost_.empty()) out << "  " << cost_ << "\n";
+    for (const std::string& l : requires_)
+      out << "  " << l << "\n";
+    bool first = true;
+    for (const std::string& l : body_.derived) {
+      if (std::find(requires_.begin(), requires_.end(), l) != requires_.end()) continue;
+      if (first) out << "  # derived by tacit import-python: slices in bounds, exact divisions\n";
+      first = false;
+      out << "  " << l << "\n";
+    }
+    if (!cost_.empty()) out << "  " << cost_ << "\n";
+    for (const auto* lines : {&sets_, &decls_}) {
       for (const std::string& l : *lines)
         out << "  " << l << "\n";
     }
@@ -433,6 +442,7 @@ class InstructionBuilder {
     ExprPtr e = parsePyExpr(text, line);
     body_.line = line;
     body_.use(*e, alpha);
+    if (alpha) importer::deriveExactDivisions(body_, *e, local_.naming);
     return printExpr(*e, local_.naming);
   }
 
@@ -468,13 +478,24 @@ class InstructionBuilder {
       }
       TensorType t{b ? b->dtype : "u8", {}};
       std::vector<std::string> starts, sizes;
-      for (const Json* s : listOf(parts[1], c.line, "the starts"))
-        starts.push_back(expr(textOf(s, c.line, "a start"), c.line, false));
+      std::vector<ExprPtr> start_exprs;
+      for (const Json* s : listOf(parts[1], c.line, "the starts")) {
+        std::string text = textOf(s, c.line, "a start");
+        starts.push_back(expr(text, c.line, false));
+        start_exprs.push_back(parsePyExpr(text, c.line));
+      }
       for (const Json* s : listOf(parts[2], c.line, "the sizes")) {
         std::string text = textOf(s, c.line, "a size");
         sizes.push_back(expr(text, c.line, true));
         t.dims.push_back(parsePyExpr(text, c.line));
+        importer::deriveNonNegative(body_, *t.dims.back(), local_.naming);
       }
+      std::vector<ExprPtr> access;
+      if (b != nullptr) {
+        access.assign(b->dims.begin(),
+                      b->dims.begin() + static_cast<std::ptrdiff_t>(b->access_rank));
+      }
+      importer::deriveSliceBounds(body_, start_exprs, t.dims, access, local_.naming);
       if (b != nullptr)
         t.dims.insert(t.dims.end(), b->dims.begin() + static_cast<std::ptrdiff_t>(b->access_rank),
                       b->dims.end());

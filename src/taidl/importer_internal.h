@@ -128,6 +128,13 @@ struct Body {
   int line = 0;                          // spec line of the statement being converted
 
   void use(const Expr& e, bool alpha);
+
+  // Constraints the importer derives (printed `require` lines, in order, without duplicates):
+  // every slice inside its buffer, every `/` in a shape exact. The published specs state
+  // neither (TAIDL-TO clamped slices and truncated quotients silently); the .taidl checker needs
+  // both to prove the spec well-formed.
+  std::vector<std::string> derived;
+  void derive(const std::string& require_line);
   std::map<std::string, TensorType> types;          // SSA value -> type
   std::map<std::string, std::string> current;       // source name -> SSA name on this path
   std::map<std::string, int> versions;              // source name -> redefinitions so far
@@ -159,6 +166,18 @@ void convertV1Semantics(std::string_view text, int first_line, const IsaContext&
 // set_inputs), `outputs` the buffers written by %Out0.. .
 void convertV2Semantics(std::string_view text, int first_line, const IsaContext& isa,
                         const std::vector<TensorType>& inputs, Body& body);
+
+// Derives `start >= 0 && start + extent <= dim` per dimension of a slice (only `start >= 0` for
+// HBM, where `dims` is empty); dimensions whose start or extent involves registers or repeat
+// variables, or no attribute at all, are left to the checker and the oracle.
+void deriveSliceBounds(Body& body, const std::vector<ExprPtr>& starts,
+                       const std::vector<ExprPtr>& extents, const std::vector<ExprPtr>& dims,
+                       const Naming& naming);
+// Derives `x >= 0` for a dimension that is exactly an attribute x (sizes are not negative; this
+// gives the checker a lower bound to enumerate from).
+void deriveNonNegative(Body& body, const Expr& dim, const Naming& naming);
+// Derives `a % b == 0` for every exact division `a / b` in an expression over attributes.
+void deriveExactDivisions(Body& body, const Expr& e, const Naming& naming);
 
 // Element type checks.
 bool isDtype(std::string_view s);

@@ -1,5 +1,6 @@
 #include "taidl/importer_ops.h"
 
+#include <algorithm>
 #include <regex>
 
 namespace tacit::taidl::importer {
@@ -123,9 +124,75 @@ void Body::use(const Expr& e, bool alpha) {
   }
 }
 
+void Body::derive(const std::string& require_line) {
+  if (std::find(derived.begin(), derived.end(), require_line) == derived.end())
+    derived.push_back(require_line);
+}
+
+namespace {
+
+// True if the expression refers only to attributes and parameters (no register, repeat variable
+// or unknown name), and to at least one attribute.
+bool overAttributes(const Expr& e, bool& any_attr) {
+  if (e.kind == Expr::Kind::kRef) {
+    if (e.prefix == 'a' || e.prefix == 'c') any_attr = true;
+    if (e.prefix == 's' || e.prefix == 'l' || e.prefix == 'n') return false;
+  }
+  for (const ExprPtr& k : e.kids) {
+    if (!overAttributes(*k, any_attr)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void deriveSliceBounds(Body& body, const std::vector<ExprPtr>& starts,
+                       const std::vector<ExprPtr>& extents, const std::vector<ExprPtr>& dims,
+                       const Naming& naming) {
+  for (size_t d = 0; d < starts.size(); ++d) {
+    bool any_attr = false;
+    bool usable = overAttributes(*starts[d], any_attr);
+    if (!dims.empty())
+      usable =
+          usable && d < extents.size() && d < dims.size() && overAttributes(*extents[d], any_attr);
+    if (!usable || !any_attr) continue;
+    const Expr& start = *starts[d];
+    bool zero = start.kind == Expr::Kind::kInt && start.value == 0;
+    std::vector<std::string> parts;
+    if (!zero) parts.push_back(printExpr(*makeBinary(">=", starts[d], makeInt(0)), naming));
+    if (!dims.empty()) {
+      ExprPtr end = zero ? extents[d] : makeBinary("+", starts[d], extents[d]);
+      parts.push_back(printExpr(*makeBinary("<=", end, dims[d]), naming));
+    }
+    if (parts.empty()) continue;
+    std::string line = "require " + parts[0];
+    for (size_t k = 1; k < parts.size(); ++k)
+      line += " && " + parts[k];
+    body.derive(line + ";");
+  }
+}
+
+void deriveNonNegative(Body& body, const Expr& dim, const Naming& naming) {
+  if (dim.kind == Expr::Kind::kRef && (dim.prefix == 'a' || dim.prefix == 'c')) {
+    body.derive("require " + printExpr(dim, naming) + " >= 0;");
+  }
+}
+
+void deriveExactDivisions(Body& body, const Expr& e, const Naming& naming) {
+  for (const ExprPtr& k : e.kids)
+    deriveExactDivisions(body, *k, naming);
+  if (e.kind != Expr::Kind::kBinary || e.op != "/") return;
+  bool any_attr = false;
+  if (!overAttributes(e, any_attr) || !any_attr) return;
+  ExprPtr rem = makeBinary("%", e.kids[0], e.kids[1]);
+  body.derive("require " + printExpr(*makeBinary("==", rem, makeInt(0)), naming) + ";");
+}
+
 void OpConverter::useAlphaType(const TensorType& t) {
-  for (const ExprPtr& d : t.dims)
+  for (const ExprPtr& d : t.dims) {
     useAlpha(*d);
+    deriveNonNegative(body_, *d, isa_.naming);
+  }
 }
 
 std::string OpConverter::define(const std::string& name, const TensorType& type) {

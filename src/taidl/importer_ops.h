@@ -20,7 +20,10 @@ class OpConverter {
  public:
   OpConverter(const IsaContext& isa, Body& body) : isa_(isa), body_(body) {}
 
-  void useAlpha(const Expr& e) { body_.use(e, true); }
+  void useAlpha(const Expr& e) {
+    body_.use(e, true);
+    deriveExactDivisions(body_, e, isa_.naming);
+  }
   void useAlphaType(const TensorType& t);
 
   // A new definition of the source value `name` (without '%'): its SSA name on this path.

@@ -283,20 +283,19 @@ class V1Converter {
       fail(line, "a read of '" + acc.buffer + "' must have the buffer's rank " +
                      std::to_string(rank) + " (unit dimensions included)");
     }
-    std::vector<std::string> starts;
-    for (size_t d = 0; d < acc.indices.size(); ++d) {
-      const auto& index = acc.indices[d];
-      starts.push_back(
-          printExpr(*parsePyExpr(index[0].empty() ? "0" : index[0], line), isa_.naming));
-      if (d < type.dims.size()) checkExtent(index, type.dims[d], line);
+    std::vector<ExprPtr> starts = startsOf(acc, line);
+    for (size_t d = 0; d < acc.indices.size() && d < type.dims.size(); ++d) {
+      checkExtent(acc.indices[d], type.dims[d], line);
     }
+    deriveSliceBounds(body_, starts, type.dims,
+                      hbm ? std::vector<ExprPtr>{} : bufferFor(acc.buffer, line).dims, isa_.naming);
     std::string ssa = ops_.define(st.name, type);
     if (!hbm) {
       body_.emit(ssa + " : " + printType(type, isa_.naming) + " = read " +
-                 bufferFor(acc.buffer, line).name + "[" + join(starts) + "];");
+                 bufferFor(acc.buffer, line).name + "[" + join(printed(starts)) + "];");
       return;
     }
-    hbmRead(ssa, type, starts[0], line);
+    hbmRead(ssa, type, printExpr(*starts[0], isa_.naming), line);
   }
 
   // v1 HBM is s8 bytes; tacit's d0 is u8: read bytes and bitcast to the declared byte type.
@@ -319,12 +318,12 @@ class V1Converter {
     Access acc = parseAccess(st.rhs, line);
     std::string value = ops_.value("%" + st.name, line);
     const TensorType& type = body_.types.at(value);
-    std::vector<std::string> starts;
-    for (const auto& index : acc.indices) {
-      starts.push_back(
-          printExpr(*parsePyExpr(index[0].empty() ? "0" : index[0], line), isa_.naming));
-    }
-    if (acc.buffer != "hbm") {
+    bool hbm = acc.buffer == "hbm";
+    std::vector<ExprPtr> start_exprs = startsOf(acc, line);
+    std::vector<std::string> starts = printed(start_exprs);
+    deriveSliceBounds(body_, start_exprs, type.dims,
+                      hbm ? std::vector<ExprPtr>{} : bufferFor(acc.buffer, line).dims, isa_.naming);
+    if (!hbm) {
       const BufferInfo& b = bufferFor(acc.buffer, line);
       if (starts.size() != b.dims.size() || type.dims.size() != b.dims.size()) {
         fail(line, "a write to '" + acc.buffer + "' needs " + std::to_string(b.dims.size()) +
@@ -344,6 +343,23 @@ class V1Converter {
       body_.emit(bytes + " = " + printType(u, isa_.naming) + " bitcast-convert(" + value + ");");
     }
     body_.emit("write d0[" + starts[0] + "] = " + bytes + ";");
+  }
+
+  // The start of each index (addressing uses of the attributes in it).
+  std::vector<ExprPtr> startsOf(const Access& acc, int line) {
+    std::vector<ExprPtr> out;
+    for (const auto& index : acc.indices) {
+      out.push_back(parsePyExpr(index.empty() || index[0].empty() ? "0" : index[0], line));
+      body_.use(*out.back(), false);
+    }
+    return out;
+  }
+
+  std::vector<std::string> printed(const std::vector<ExprPtr>& exprs) const {
+    std::vector<std::string> out;
+    for (const ExprPtr& e : exprs)
+      out.push_back(printExpr(*e, isa_.naming));
+    return out;
   }
 
   const BufferInfo& bufferFor(const std::string& name, int line) const {

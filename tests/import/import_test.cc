@@ -158,9 +158,11 @@ TEST(ShimRecord, V2RecordConverts) {
       {"method": "add_semantics", "line": 8, "args": ["ENTRY neg { ROOT %Out0 = s8[1,8] negate(%In1); }"], "kwargs": {}, "arg_lines": [8], "kwarg_lines": {}, "instruction": 0}
     ]}]})";
   ImportResult result = convertShimRecord(record, "r.py");
-  EXPECT_EQ(normalize(result.text),
-            "isa R;\nbuffer d1[4] of s8[8];\ninstruction neg(; a) {\n  reads d1[a] size [1];\n"
-            "  writes d1[a] size [1];\n  %Out0 = s8[1, 8] negate(%In1);\n}\n");
+  EXPECT_EQ(
+      normalize(result.text),
+      "isa R;\nbuffer d1[4] of s8[8];\ninstruction neg(; a) {\n  require a >= 0 && a + 1 <= 4;\n"
+      "  reads d1[a] size [1];\n"
+      "  writes d1[a] size [1];\n  %Out0 = s8[1, 8] negate(%In1);\n}\n");
 }
 
 TEST(ShimRecord, ErrorRecordBecomesOneDiagnostic) {

@@ -35,7 +35,7 @@ ENTRY normalize {
 }
 """)
 
-instr = toy.add_instruction("scale", ["rows", "k"], ["src", "dst"])
+instr = toy.add_instruction("scale", ["rows", "k"], ["src", "dst"], constraints=["@c.k == 4"])
 instr.set_inputs([["grid", ["@a.src", 0], ["@c.rows", "@c.k"]], ["grid", [0, "@a.src"], [4, "@c.k"]]])
 instr.set_outputs([["grid", ["@a.dst", 0], ["@c.rows", "@c.k"]]])
 instr.add_semantics("""
