@@ -1,0 +1,88 @@
+// The runtime walk of one instruction execution, for the oracle (docs/taidl-api.md).
+//
+// An instruction execution splits into a cheap control part and a data part. The walk runs the
+// control part for concrete attribute values and the machine's register file:
+//
+//   * checks every `require` (error or warning, per WalkOptions::constraints), in textual order,
+//     with the register values at entry;
+//   * evaluates the cost (at entry);
+//   * executes `set`s in order (mutating `regs`), decides every `if`, runs every `repeat`;
+//   * evaluates the start offsets of every buffer access in execution order (declared writes
+//     last, in declaration order);
+//   * yields the specialisation key: the computational attribute values followed by the control
+//     decisions (one word per `if`: 1 taken / 0 not; two per `repeat`: its lower bound and trip
+//     count). Equal keys mean the same straight-line data program (specialize.h), so the oracle
+//     caches one Specialization per (instruction, key).
+//
+// The walk resolves nothing by name (every reference is a slot), never allocates once the
+// WalkResult has grown to the instruction's size (reuse one WalkResult per thread), and throws
+// DiagnosticError located at the caller's CallSite (the program line) with a note pointing into
+// the spec for: a violated constraint (in kError mode), a division by zero or inexact division,
+// an overflow, and more than kMaxStatementsExecuted statements.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "support/diagnostic.h"
+#include "taidl/isa.h"
+
+namespace tacit::taidl {
+
+// Where the instruction is executed (the .tasm line), for diagnostics.
+struct CallSite {
+  std::string file;
+  SourceLoc loc;
+};
+
+enum class ConstraintMode : uint8_t {
+  kError,  // a violated require is a DiagnosticError (the default)
+  kWarn,   // reported to WalkOptions::warnings (if given) and execution continues
+};
+
+struct WalkOptions {
+  ConstraintMode constraints = ConstraintMode::kError;
+  DiagnosticSink* warnings = nullptr;
+  CallSite site;
+};
+
+struct SpecKey {
+  std::vector<int64_t> words;  // alpha values, then decisions
+  friend bool operator==(const SpecKey&, const SpecKey&) = default;
+};
+struct SpecKeyHash {
+  size_t operator()(const SpecKey& k) const;
+};
+
+struct WalkResult {
+  SpecKey key;
+  // Start offsets of every access in execution order, each with one entry per dimension of its
+  // buffer's whole tensor (access and unit dimensions; declared slices start units at 0). The
+  // Specialization for `key` says where each access's starts begin (SliceAccess::start_offset).
+  std::vector<int64_t> starts;
+  int64_t cost = 0;
+  uint32_t accesses = 0;
+  std::vector<int64_t> loops;  // scratch: loop-variable values
+};
+
+// Walks instruction `instruction` with `attrs` (alpha then beta, in declaration order; the size
+// must be numAttrs()) and the register file `regs` (one value per register, updated in place).
+void walk(const Isa& isa, int32_t instruction, std::span<const int64_t> attrs,
+          std::span<int64_t> regs, const WalkOptions& options, WalkResult& out);
+
+// The instruction calls a macro call stands for (docs/taidl.md section 5): each call's attribute
+// values computed from the macro's. The oracle executes them in order like any instructions.
+struct ExpandedCall {
+  int32_t instruction;
+  std::vector<int64_t> attrs;
+};
+std::vector<ExpandedCall> expandMacro(const Isa& isa, int32_t macro, std::span<const int64_t> attrs,
+                                      const CallSite& site = {});
+
+// A DiagnosticError at the call site with a note at the spec offset.
+[[noreturn]] void failAtCall(const Isa& isa, const CallSite& site, uint32_t spec_offset,
+                             std::string message);
+
+}  // namespace tacit::taidl
