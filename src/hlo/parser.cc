@@ -41,7 +41,10 @@ constexpr std::string_view kHeaderAttributes[] = {"is_scheduled",
 
 class Parser {
  public:
-  Parser(const SourceFile& file) : lex_(file) { advance(); }
+  Parser(const SourceFile& file, DiagnosticSink* warnings = nullptr)
+      : lex_(file), warnings_(warnings) {
+    advance();
+  }
 
   std::unique_ptr<HloModule> module();
   Shape shapeOnly();
@@ -176,6 +179,7 @@ class Parser {
   std::string parseFrontendAttributes();
 
   Lexer lex_;
+  DiagnosticSink* warnings_ = nullptr;
   Token tok_;
   size_t prev_end_ = 0;
   int depth_ = 0;
@@ -1246,6 +1250,13 @@ void Parser::parseAttribute(Scope& scope, HloInstruction& inst, const Token& nam
     parseRawValue(kind, name);
     value = lex_.canonical(begin, prev_end_);
   }
+  if (name == "api_version" && value == "API_VERSION_UNSPECIFIED" && warnings_) {
+    warnings_->report(
+        makeWarning(lex_.file().name(), locOf(name_tok.begin),
+                    "api_version=API_VERSION_UNSPECIFIED is rejected by current XLA; accepted as "
+                    "PyTorch/XLA dumps use it",
+                    "write API_VERSION_ORIGINAL"));
+  }
   a.raw.push_back(RawAttribute{name, std::move(value), locOf(name_tok.begin)});
 }
 
@@ -1704,9 +1715,10 @@ Literal Parser::literalOnly(const Shape& shape) {
 
 }  // namespace
 
-std::unique_ptr<HloModule> parseModule(std::string_view text, const std::string& filename) {
+std::unique_ptr<HloModule> parseModule(std::string_view text, const std::string& filename,
+                                       DiagnosticSink* warnings) {
   SourceFile file(filename, std::string(text));
-  Parser parser(file);
+  Parser parser(file, warnings);
   return parser.module();
 }
 
@@ -1739,10 +1751,11 @@ std::vector<InputPart> splitInputFile(std::string_view text) {
 }
 
 std::vector<std::unique_ptr<HloModule>> parseModules(std::string_view text,
-                                                     const std::string& filename) {
+                                                     const std::string& filename,
+                                                     DiagnosticSink* warnings) {
   std::vector<std::unique_ptr<HloModule>> modules;
   for (const InputPart& part : splitInputFile(text))
-    modules.push_back(parseModule(part.text, filename));
+    modules.push_back(parseModule(part.text, filename, warnings));
   return modules;
 }
 

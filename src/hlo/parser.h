@@ -34,7 +34,10 @@ inline constexpr int64_t kMaxLiteralElements = int64_t{1} << 27;
 inline constexpr int64_t kMaxSplatElements = int64_t{1} << 20;  // `f32[N] constant(0.5)`
 
 // Parses one module. `filename` is used in diagnostics and stored as the module's sourceFile().
-std::unique_ptr<HloModule> parseModule(std::string_view text, const std::string& filename);
+// Warnings (e.g. api_version=API_VERSION_UNSPECIFIED, which current XLA rejects but PyTorch/XLA
+// dumps contain) go to `warnings` if given.
+std::unique_ptr<HloModule> parseModule(std::string_view text, const std::string& filename,
+                                       DiagnosticSink* warnings = nullptr);
 
 // One part of a lit-style file split at `// -----` lines. `text` is the part prefixed with one
 // newline per line that precedes it in the file, so diagnostics keep the file's line numbers.
@@ -47,7 +50,8 @@ struct InputPart {
 std::vector<InputPart> splitInputFile(std::string_view text);
 // Parses every part of a (possibly split) file.
 std::vector<std::unique_ptr<HloModule>> parseModules(std::string_view text,
-                                                     const std::string& filename);
+                                                     const std::string& filename,
+                                                     DiagnosticSink* warnings = nullptr);
 
 // Parses a shape ("f32[2,3]{1,0}", "(s32[], pred[4])") or a literal of a given shape
 // ("{1, 2, 3}"); the whole text must be consumed. Useful in tests and tools.

@@ -470,6 +470,18 @@ ENTRY e {
   canonical(printModule(*m));
 }
 
+TEST(HloParser, UnspecifiedApiVersionIsAcceptedWithAWarning) {
+  DiagnosticSink sink;
+  auto m = parseModule(
+      "HloModule m\nENTRY e {\n  ROOT c = f32[] custom-call(), custom_call_target=\"x\", "
+      "api_version=API_VERSION_UNSPECIFIED\n}\n",
+      "t.hlo", &sink);
+  ASSERT_EQ(sink.all().size(), 1u);
+  EXPECT_EQ(sink.all()[0].severity, Severity::kWarning);
+  EXPECT_EQ(sink.all()[0].loc, (SourceLoc{3, 57}));
+  EXPECT_NO_THROW(verifyModule(*m));
+}
+
 TEST(HloParser, GenericValuesEndAtWhitespace) {
   // A generic attribute value is a run of adjacent tokens: the next line's `ROOT` is not part of
   // it.

@@ -30,11 +30,20 @@ std::string summary(const hlo::HloModule& m) {
          signature(*m.entry());
 }
 
+// Warnings go to stderr as they are found; errors are thrown to the dispatcher.
+void printWarnings(DiagnosticSink& sink) {
+  for (const Diagnostic& d : sink.all())
+    std::cerr << d.str() << "\n";
+  sink.clear();
+}
+
 int runCheck(const Args& args) {
+  DiagnosticSink warnings;
   for (const std::string& path : args.positionals()) {
     std::string text = readFile(path);
     for (const hlo::InputPart& part : hlo::splitInputFile(text)) {
-      auto module = hlo::parseModule(part.text, path);
+      auto module = hlo::parseModule(part.text, path, &warnings);
+      printWarnings(warnings);
       hlo::verifyModule(*module);
       std::cout << path << ":" << part.first_line << ": " << summary(*module) << "\n";
     }
@@ -45,7 +54,10 @@ int runCheck(const Args& args) {
 int runPrint(const Args& args) {
   const std::string& path = args.positionals()[0];
   std::string out;
-  for (const auto& module : hlo::parseModules(readFile(path), path)) {
+  DiagnosticSink warnings;
+  auto modules = hlo::parseModules(readFile(path), path, &warnings);
+  printWarnings(warnings);
+  for (const auto& module : modules) {
     if (!out.empty()) out += "\n// -----\n\n";
     out += hlo::printModule(*module);
   }
