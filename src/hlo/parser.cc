@@ -143,6 +143,7 @@ class Parser {
   Literal parseLiteralOf(const Shape& shape);
   void parseDenseLevel(Literal& lit, int64_t dim, int64_t* index);
   void parseScalarInto(Literal& lit, int64_t index);
+  void parseScalarInto(PrimitiveType t, uint8_t* dst);
   double parseFloatValue(uint64_t* payload, bool* finite_input);
   void storeFloat(PrimitiveType t, uint8_t* dst, size_t offset_of_token);
 
@@ -515,11 +516,12 @@ Literal Parser::parseLiteralOf(const Shape& shape) {
   Literal lit(shape);
   if (shape.rank() == 0 || splat) {
     // XLA also accepts one scalar for an array constant (f32[3072] constant(0.3)): every element
-    // takes the value.
-    parseScalarInto(lit, 0);
+    // takes the value (a zero-element shape still needs a valid value).
+    alignas(16) uint8_t value[16] = {};
+    parseScalarInto(shape.elementType(), value);
     size_t size = static_cast<size_t>(byteSize(shape.elementType()));
-    for (int64_t i = 1; i < count; ++i)
-      std::memcpy(lit.bytes() + static_cast<size_t>(i) * size, lit.bytes(), size);
+    for (int64_t i = 0; i < count; ++i)
+      std::memcpy(lit.bytes() + static_cast<size_t>(i) * size, value, size);
     return lit;
   }
   int64_t index = 0;
@@ -640,8 +642,12 @@ void Parser::storeFloat(PrimitiveType t, uint8_t* dst, size_t at) {
 
 void Parser::parseScalarInto(Literal& lit, int64_t index) {
   PrimitiveType t = lit.shape().elementType();
+  parseScalarInto(t, lit.bytes() + static_cast<size_t>(index) * static_cast<size_t>(byteSize(t)));
+}
+
+// One element of type `t` into `dst` (byteSize(t) bytes).
+void Parser::parseScalarInto(PrimitiveType t, uint8_t* dst) {
   size_t at = tok_.begin;
-  uint8_t* dst = lit.bytes() + static_cast<size_t>(index) * static_cast<size_t>(byteSize(t));
   if (t == PrimitiveType::kPred) {
     if (tok_.isIdent("true") || tok_.isIdent("false")) {
       *dst = tok_.text == "true";

@@ -417,6 +417,8 @@ TEST(HloParser, LiteralForms) {
   EXPECT_EQ(literalText(lit("{}", "f32[0]")), "{}");
   EXPECT_EQ(literalText(lit("{ {}, {} }", "f32[2,0]")), "{ {}, {} }");
   EXPECT_EQ(literalText(lit("0.5", "f32[3]")), "{0.5, 0.5, 0.5}");  // scalar splat, as XLA accepts
+  EXPECT_EQ(literalText(lit("2", "f16[0]")), "{}");                 // found by fuzzing: no storage
+  EXPECT_THROW(lit("1e9", "f16[0]"), DiagnosticError);
   EXPECT_EQ(literalText(lit("{500, 0.1}", "bf16[2]")), "{500, 0.1}");
   EXPECT_EQ(literalText(lit("{65504, 6e-08}", "f16[2]")), "{65504, 6e-08}");
 }
