@@ -51,6 +51,13 @@ bool stmtUsesLoopInShapes(const Stmt& s, int32_t loop) {
   return usesLoopInShapes(s.body, loop) || usesLoopInShapes(s.else_body, loop);
 }
 
+int64_t countStatements(const std::vector<Stmt>& body) {
+  int64_t n = 0;
+  for (const Stmt& s : body)
+    n += 1 + countStatements(s.body) + countStatements(s.else_body);
+  return n;
+}
+
 bool usesLoopInShapes(const std::vector<Stmt>& body, int32_t loop) {
   return std::any_of(body.begin(), body.end(),
                      [&](const Stmt& s) { return stmtUsesLoopInShapes(s, loop); });
@@ -313,8 +320,15 @@ class TypeChecker {
     int64_t lo = guarded([&] { return evalExpr(s.expr, env()); });
     int64_t hi = guarded([&] { return evalExpr(s.expr2, env()); });
     if (!shapes_use_loop) {
+      // Every iteration has the same types: check one, count them all.
       loops_[slot] = lo;
-      if (lo < hi) walk(s.body);
+      if (lo >= hi) return;
+      walk(s.body);
+      int64_t per_iteration = countStatements(s.body);
+      if (hi - lo - 1 > (kMaxStatementsExecuted - executed_) / std::max<int64_t>(per_iteration, 1))
+        failAt(s.offset, "instruction " + inst_.name.text + " executes more than " +
+                             std::to_string(kMaxStatementsExecuted) + " statements");
+      executed_ += (hi - lo - 1) * per_iteration;
       return;
     }
     for (int64_t i = lo; i < hi; ++i) {

@@ -37,8 +37,9 @@ inline constexpr int kMaxNesting = 64;                      // parentheses, bloc
 inline constexpr int64_t kMaxStatementsExecuted = 1 << 16;  // per instruction execution
 inline constexpr int64_t kMaxBufferBytes = int64_t{1} << 36;
 inline constexpr int64_t kMaxRank = 16;
-inline constexpr int kMaxCases = 64;                // alpha case splits per unit
-inline constexpr int64_t kExhaustivePoints = 4096;  // alpha instantiations (section 8.3)
+inline constexpr int kMaxCases = 64;                     // alpha case splits per unit
+inline constexpr int64_t kMaxSymbolicStatements = 1024;  // unrolled per selectable unit
+inline constexpr int64_t kExhaustivePoints = 4096;       // alpha instantiations (section 8.3)
 inline constexpr int kRandomPoints = 64;
 
 // Inferred bounds of one computational attribute (from the alpha-only requires).

@@ -93,9 +93,9 @@ Expr negate(const Expr& c) {
   return Expr::binary(flipped, c.subtree(r.a), c.subtree(r.b));
 }
 
+// Expressions here are simplified: polynomials are in canonical form, so structural equality is
+// polynomial equality.
 bool sameValue(const Expr& a, const Expr& b) {
-  auto pa = toPoly(a), pb = toPoly(b);
-  if (pa && pb) return *pa == *pb;
   return a.sameAs(b);
 }
 
@@ -342,9 +342,9 @@ class Composer {
         continue;
       }
       const Stmt& s = (*f.block)[f.next++];
-      if (++st.executed > kMaxStatementsExecuted)
+      if (++st.executed > kMaxSymbolicStatements)
         throw NotSelectable{unit_ + " unrolls to more than " +
-                                std::to_string(kMaxStatementsExecuted) + " statements",
+                                std::to_string(kMaxSymbolicStatements) + " statements",
                             s.offset};
       statement(st, s);
     }
@@ -530,19 +530,15 @@ class Composer {
     return out;
   }
 
+  // A later write of the same slice replaces an earlier output. Writes that may overlap in part
+  // stay separate outputs in write order (a later one wins where they overlap): the allocator
+  // keeps the outputs that are used disjoint.
   void addWrite(State& st, int32_t buffer, std::vector<Expr> starts, std::vector<Expr> extents,
                 int32_t value, uint32_t offset) {
-    const Buffer& b = isa_.buffers[static_cast<size_t>(buffer)];
     for (MemWrite& w : st.writes) {
-      if (w.buffer != buffer || w.superseded) continue;
-      if (sameList(w.starts, starts) && sameList(w.extents, extents)) {
+      if (w.buffer == buffer && !w.superseded && sameList(w.starts, starts) &&
+          sameList(w.extents, extents))
         w.superseded = true;
-      } else if (!disjoint(w, starts, extents)) {
-        throw NotSelectable{where(st) + "writes slices of " + b.name.text +
-                                " that may overlap in part (at " + isa_.locText(w.offset) +
-                                " and " + isa_.locText(offset) + ")",
-                            offset};
-      }
     }
     st.writes.push_back(
         MemWrite{buffer, std::move(starts), std::move(extents), value, offset, st.call});
