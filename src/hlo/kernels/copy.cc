@@ -6,7 +6,7 @@
 namespace tacit::hlo::kernels {
 namespace {
 
-constexpr int64_t kTile = 32;  // transpose tile edge: 32x32 elements of <= 8 bytes fit in L1
+constexpr int64_t kTile = 16;  // transpose tile edge: 16x16 elements of <= 8 bytes stay in L1
 constexpr int kMaxRank = 64;
 
 template <typename E>
