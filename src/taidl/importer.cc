@@ -244,6 +244,7 @@ class RecordConverter {
     std::string name = textOf(c.arg(0, "model_name"), c.line, "the buffer name");
     BufferInfo b;
     b.name = safeIdent(name);
+    if (b.name == "d0") b.name = "d0_";  // d0 is tacit's HBM
     std::vector<ExprPtr> access, unit;
     if (isa_.v1) {
       if (name == "hbm")
