@@ -11,12 +11,14 @@
 // memoryBytes().
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <memory>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "egraph/all.h"
@@ -115,7 +117,8 @@ std::vector<Rewrite> mathRules(Math& m) {
 const char* kMathInputs[] = {
     "(+ (* var[x] (+ var[y] var[z])) (* (- var[x] num[1]) (- var[y] var[z])))",
     "(* (+ var[a] (+ var[b] num[2])) (- (* var[c] var[d]) (* num[3] var[a])))",
-    "(- (+ (* var[x] var[x]) (* num[2] (* var[x] var[y]))) (* (+ var[x] var[y]) (+ var[x] var[y])))",
+    "(- (+ (* var[x] var[x]) (* num[2] (* var[x] var[y]))) (* (+ var[x] var[y]) (+ var[x] "
+    "var[y])))",
 };
 
 // --- the tensor benchmark -----------------------------------------------------------------------
@@ -135,7 +138,15 @@ struct Tensor {
   }
   AttrTable& attrs() { return lang->attrs(); }
   AttrId ints(const Dims& v) { return attrs().internInts(v); }
-  Dims ints(AttrId a) const { return lang->attrs().intsValue(a); }
+  // Decoded integer-list attributes, memoised (references stay valid: node-based map).
+  const Dims& ints(AttrId a) const {
+    auto it = decoded_.find(a.value);
+    if (it == decoded_.end()) it = decoded_.emplace(a.value, lang->attrs().intsValue(a)).first;
+    return it->second;
+  }
+
+ private:
+  mutable std::unordered_map<uint32_t, Dims> decoded_;
 };
 
 // Shape of every class; merging classes of different shapes is the "internal error" case.
@@ -151,13 +162,17 @@ class ShapeAnalysis : public TypedAnalysis<Dims> {
     if (n.op() == t_.reshape) return t_.ints(n.attr());
     const Dims& x = data(n.child(0));
     if (n.op() == t_.transpose) {
-      Dims p = t_.ints(n.attr()), out(p.size());
-      for (size_t i = 0; i < p.size(); ++i) out[i] = x[static_cast<size_t>(p[i])];
+      const Dims& p = t_.ints(n.attr());
+      Dims out(p.size());
+      for (size_t i = 0; i < p.size(); ++i)
+        out[i] = x[static_cast<size_t>(p[i])];
       return out;
     }
     if (n.op() == t_.slice) {
-      Dims a = t_.ints(n.attr()), out(x.size());
-      for (size_t i = 0; i < x.size(); ++i) out[i] = a[x.size() + i] - a[i];
+      const Dims& a = t_.ints(n.attr());
+      Dims out(x.size());
+      for (size_t i = 0; i < x.size(); ++i)
+        out[i] = a[x.size() + i] - a[i];
       return out;
     }
     if (n.op() == t_.concat) {
@@ -182,7 +197,7 @@ std::vector<Rewrite> tensorRules(Tensor& t, ShapeAnalysis& shapes) {
   std::vector<Rewrite> rules;
   auto P = [&](const char* text) { return Pattern::parse(l, text); };
   auto isIdentity = [&t](const AttrTable&, AttrId a) {
-    Dims p = t.ints(a);
+    const Dims& p = t.ints(a);
     for (size_t i = 0; i < p.size(); ++i)
       if (p[i] != static_cast<int64_t>(i)) return false;
     return true;
@@ -194,14 +209,19 @@ std::vector<Rewrite> tensorRules(Tensor& t, ShapeAnalysis& shapes) {
     Pattern lhs = P("(transpose[?p] (transpose[?q] ?x))");
     Var x = lhs.var("x");
     AttrVar p = lhs.attrVar("p"), q = lhs.attrVar("q");
-    rules.emplace_back("transpose-transpose", lhs, [&t, x, p, q](EGraph& g, ClassId, const Subst& s) {
-      Dims pp = t.ints(s[p]), qq = t.ints(s[q]), r(pp.size());
-      for (size_t i = 0; i < pp.size(); ++i) r[i] = qq[static_cast<size_t>(pp[i])];
-      return std::optional<ClassId>(g.add(t.transpose, t.ints(r), {s[x]}));
-    });
+    rules.emplace_back("transpose-transpose", lhs,
+                       [&t, x, p, q](EGraph& g, ClassId, const Subst& s) {
+                         const Dims &pp = t.ints(s[p]), &qq = t.ints(s[q]);
+                         Dims r(pp.size());
+                         for (size_t i = 0; i < pp.size(); ++i)
+                           r[i] = qq[static_cast<size_t>(pp[i])];
+                         return std::optional<ClassId>(g.add(t.transpose, t.ints(r), {s[x]}));
+                       });
   }
-  rules.push_back(Rewrite::parse(l, "transpose-identity", "(transpose[*:identity] ?x)", "?x", opts));
-  rules.push_back(Rewrite::parse(l, "reshape-reshape", "(reshape[?s] (reshape[*] ?x))", "(reshape[?s] ?x)"));
+  rules.push_back(
+      Rewrite::parse(l, "transpose-identity", "(transpose[*:identity] ?x)", "?x", opts));
+  rules.push_back(
+      Rewrite::parse(l, "reshape-reshape", "(reshape[?s] (reshape[*] ?x))", "(reshape[?s] ?x)"));
   {  // reshape to the operand's own shape
     Pattern lhs = P("(reshape[?s] ?x)");
     Var x = lhs.var("x");
@@ -217,7 +237,7 @@ std::vector<Rewrite> tensorRules(Tensor& t, ShapeAnalysis& shapes) {
     Var x = lhs.var("x");
     AttrVar a = lhs.attrVar("a"), b = lhs.attrVar("b");
     rules.emplace_back("slice-slice", lhs, [&t, x, a, b](EGraph& g, ClassId, const Subst& s) {
-      Dims aa = t.ints(s[a]), bb = t.ints(s[b]);
+      const Dims &aa = t.ints(s[a]), &bb = t.ints(s[b]);
       size_t n = aa.size() / 2;
       Dims r(2 * n);
       for (size_t i = 0; i < n; ++i) {
@@ -233,7 +253,7 @@ std::vector<Rewrite> tensorRules(Tensor& t, ShapeAnalysis& shapes) {
     AttrVar a = lhs.attrVar("a");
     Rewrite r("slice-full", lhs, Pattern::parse(l, "?x"));
     r.when([&t, &shapes, x, a](const EGraph&, ClassId, const Subst& s) {
-      Dims aa = t.ints(s[a]);
+      const Dims& aa = t.ints(s[a]);
       const Dims& sh = shapes.data(s[x]);
       for (size_t i = 0; i < sh.size(); ++i)
         if (aa[i] != 0 || aa[sh.size() + i] != sh[i]) return false;
@@ -245,56 +265,60 @@ std::vector<Rewrite> tensorRules(Tensor& t, ShapeAnalysis& shapes) {
     Pattern lhs = P("(slice[?a] (concat[?d] ?x ?y))");
     Var x = lhs.var("x"), y = lhs.var("y");
     AttrVar a = lhs.attrVar("a"), d = lhs.attrVar("d");
-    rules.emplace_back("slice-concat", lhs,
-                       [&t, &shapes, x, y, a, d](EGraph& g, ClassId, const Subst& s) -> std::optional<ClassId> {
-                         Dims aa = t.ints(s[a]);
-                         auto dim = static_cast<size_t>(t.attrs().intValue(s[d]));
-                         size_t n = aa.size() / 2;
-                         int64_t split = shapes.data(s[x])[dim];
-                         if (aa[n + dim] <= split) return g.add(t.slice, s[a], {s[x]});
-                         if (aa[dim] >= split) {
-                           aa[dim] -= split;
-                           aa[n + dim] -= split;
-                           return g.add(t.slice, t.ints(aa), {s[y]});
-                         }
-                         return std::nullopt;  // straddles both operands
-                       });
+    rules.emplace_back(
+        "slice-concat", lhs,
+        [&t, &shapes, x, y, a, d](EGraph& g, ClassId, const Subst& s) -> std::optional<ClassId> {
+          Dims aa = t.ints(s[a]);
+          auto dim = static_cast<size_t>(t.attrs().intValue(s[d]));
+          size_t n = aa.size() / 2;
+          int64_t split = shapes.data(s[x])[dim];
+          if (aa[n + dim] <= split) return g.add(t.slice, s[a], {s[x]});
+          if (aa[dim] >= split) {
+            aa[dim] -= split;
+            aa[n + dim] -= split;
+            return g.add(t.slice, t.ints(aa), {s[y]});
+          }
+          return std::nullopt;  // straddles both operands
+        });
   }
   {  // concat of two adjacent slices of one value (repeated ?x)
     Pattern lhs = P("(concat[?d] (slice[?a] ?x) (slice[?b] ?x))");
     Var x = lhs.var("x");
     AttrVar a = lhs.attrVar("a"), b = lhs.attrVar("b"), d = lhs.attrVar("d");
-    rules.emplace_back("concat-slices", lhs,
-                       [&t, x, a, b, d](EGraph& g, ClassId, const Subst& s) -> std::optional<ClassId> {
-                         Dims aa = t.ints(s[a]), bb = t.ints(s[b]);
-                         auto dim = static_cast<size_t>(t.attrs().intValue(s[d]));
-                         size_t n = aa.size() / 2;
-                         for (size_t i = 0; i < n; ++i)
-                           if (i != dim && (aa[i] != bb[i] || aa[n + i] != bb[n + i])) return std::nullopt;
-                         if (aa[n + dim] != bb[dim]) return std::nullopt;
-                         aa[n + dim] = bb[n + dim];
-                         return g.add(t.slice, t.ints(aa), {s[x]});
-                       });
+    rules.emplace_back(
+        "concat-slices", lhs,
+        [&t, x, a, b, d](EGraph& g, ClassId, const Subst& s) -> std::optional<ClassId> {
+          Dims aa = t.ints(s[a]), bb = t.ints(s[b]);
+          auto dim = static_cast<size_t>(t.attrs().intValue(s[d]));
+          size_t n = aa.size() / 2;
+          for (size_t i = 0; i < n; ++i)
+            if (i != dim && (aa[i] != bb[i] || aa[n + i] != bb[n + i])) return std::nullopt;
+          if (aa[n + dim] != bb[dim]) return std::nullopt;
+          aa[n + dim] = bb[n + dim];
+          return g.add(t.slice, t.ints(aa), {s[x]});
+        });
   }
   {  // transpose distributes over concat
     Pattern lhs = P("(transpose[?p] (concat[?d] ?x ?y))");
     Var x = lhs.var("x"), y = lhs.var("y");
     AttrVar p = lhs.attrVar("p"), d = lhs.attrVar("d");
-    rules.emplace_back("transpose-concat", lhs, [&t, x, y, p, d](EGraph& g, ClassId, const Subst& s) {
-      Dims pp = t.ints(s[p]);
-      int64_t dim = t.attrs().intValue(s[d]);
-      int64_t out_dim = std::find(pp.begin(), pp.end(), dim) - pp.begin();
-      ClassId tx = g.add(t.transpose, s[p], {s[x]});
-      ClassId ty = g.add(t.transpose, s[p], {s[y]});
-      return std::optional<ClassId>(g.add(t.concat, t.attrs().internInt(out_dim), {tx, ty}));
-    });
+    rules.emplace_back(
+        "transpose-concat", lhs, [&t, x, y, p, d](EGraph& g, ClassId, const Subst& s) {
+          const Dims& pp = t.ints(s[p]);
+          int64_t dim = t.attrs().intValue(s[d]);
+          int64_t out_dim = std::find(pp.begin(), pp.end(), dim) - pp.begin();
+          ClassId tx = g.add(t.transpose, s[p], {s[x]});
+          ClassId ty = g.add(t.transpose, s[p], {s[y]});
+          return std::optional<ClassId>(g.add(t.concat, t.attrs().internInt(out_dim), {tx, ty}));
+        });
   }
   {  // slice of a transpose = transpose of a slice
     Pattern lhs = P("(slice[?a] (transpose[?p] ?x))");
     Var x = lhs.var("x");
     AttrVar a = lhs.attrVar("a"), p = lhs.attrVar("p");
     rules.emplace_back("slice-transpose", lhs, [&t, x, a, p](EGraph& g, ClassId, const Subst& s) {
-      Dims aa = t.ints(s[a]), pp = t.ints(s[p]), r(aa.size());
+      const Dims &aa = t.ints(s[a]), &pp = t.ints(s[p]);
+      Dims r(aa.size());
       size_t n = pp.size();
       for (size_t i = 0; i < n; ++i) {
         r[static_cast<size_t>(pp[i])] = aa[i];
@@ -307,64 +331,89 @@ std::vector<Rewrite> tensorRules(Tensor& t, ShapeAnalysis& shapes) {
   {  // tiling: split a value in two halves along its first dimension (while it is >= 16)
     Pattern lhs = P("?x");
     Var x = lhs.var("x");
-    rules.emplace_back("split", lhs, [&t, &shapes, x](EGraph& g, ClassId, const Subst& s) -> std::optional<ClassId> {
-      Dims sh = shapes.data(s[x]);
-      if (sh.empty() || sh[0] < 16 || sh[0] % 2 != 0) return std::nullopt;
-      size_t n = sh.size();
-      Dims lo(2 * n, 0), hi(2 * n, 0);
-      for (size_t i = 0; i < n; ++i) lo[n + i] = hi[n + i] = sh[i];
-      lo[n] = hi[0] = sh[0] / 2;
-      ClassId a = g.add(t.slice, t.ints(lo), {s[x]});
-      ClassId b = g.add(t.slice, t.ints(hi), {s[x]});
-      return g.add(t.concat, t.attrs().internInt(0), {a, b});
-    });
+    rules.emplace_back(
+        "split", lhs,
+        [&t, &shapes, x](EGraph& g, ClassId, const Subst& s) -> std::optional<ClassId> {
+          Dims sh = shapes.data(s[x]);
+          if (sh.empty() || sh[0] < 16 || sh[0] % 2 != 0) return std::nullopt;
+          size_t n = sh.size();
+          Dims lo(2 * n, 0), hi(2 * n, 0);
+          for (size_t i = 0; i < n; ++i)
+            lo[n + i] = hi[n + i] = sh[i];
+          lo[n] = hi[0] = sh[0] / 2;
+          ClassId a = g.add(t.slice, t.ints(lo), {s[x]});
+          ClassId b = g.add(t.slice, t.ints(hi), {s[x]});
+          return g.add(t.concat, t.attrs().internInt(0), {a, b});
+        });
   }
-  rules.push_back(Rewrite::parse(l, "slice-add", "(slice[?a] (add ?x ?y))", "(add (slice[?a] ?x) (slice[?a] ?y))"));
+  rules.push_back(Rewrite::parse(l, "slice-add", "(slice[?a] (add ?x ?y))",
+                                 "(add (slice[?a] ?x) (slice[?a] ?y))"));
   rules.push_back(Rewrite::parse(l, "transpose-add", "(transpose[?p] (add ?x ?y))",
                                  "(add (transpose[?p] ?x) (transpose[?p] ?y))"));
   rules.push_back(Rewrite::parse(l, "add-comm", "(add ?x ?y)", "(add ?y ?x)"));
   return rules;
 }
 
-// A few kernels' worth of data movement on 64x64 / 64x32 inputs.
-std::vector<ClassId> tensorInputs(EGraph& g, Tensor& t) {
+// A few kernels' worth of data movement on n x n and n x n/2 inputs (the tiling rule splits the
+// first dimension down to 16, so n sets the size of the saturated e-graph).
+std::vector<ClassId> tensorInputs(EGraph& g, Tensor& t, int64_t n) {
   auto in = [&](const char* name, Dims dims) {
     return g.add(t.input, t.attrs().intern(AttrWriter().str(name).ints(dims).bytes()));
   };
-  ClassId a = in("A", {64, 64}), b = in("B", {64, 64}), c = in("C", {64, 32});
+  ClassId a = in("A", {n, n}), b = in("B", {n, n}), c = in("C", {n, n / 2});
   auto tr = [&](ClassId x) { return g.add(t.transpose, t.ints({1, 0}), {x}); };
   ClassId r1 = tr(g.add(t.addt, {tr(a), b}));
   ClassId cat = g.add(t.concat, t.attrs().internInt(1), {c, c});
-  ClassId r2 = g.add(t.slice, t.ints({0, 0, 64, 64}), {g.add(t.addt, {cat, a})});
-  ClassId r3 = g.add(t.reshape, t.ints({64, 64}), {g.add(t.reshape, t.ints({16, 256}), {g.add(t.addt, {a, b})})});
+  ClassId r2 = g.add(t.slice, t.ints({0, 0, n, n}), {g.add(t.addt, {cat, a})});
+  ClassId r3 = g.add(t.reshape, t.ints({n, n}),
+                     {g.add(t.reshape, t.ints({n / 4, n * 4}), {g.add(t.addt, {a, b})})});
   return {r1, r2, r3};
 }
 
 // --- runs ---------------------------------------------------------------------------------------
 
+double cpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 struct Row {
   std::string name;
   RunReport report;
+  double cpu_seconds = 0;  // process CPU time of the run (the machine may be shared)
   double rss_mb = 0;
 };
 
 void printHeader() {
-  std::printf("%-26s %-16s %5s %9s %9s %9s %12s %8s %8s %8s %9s %9s\n", "benchmark", "stop",
-              "iters", "e-nodes", "classes", "time ms", "e-nodes/s", "search%", "apply%",
-              "rebuild%", "RSS MB", "engine MB");
+  std::printf("%-22s %-15s %5s %8s %8s %8s %8s %10s %10s %7s %7s %8s %7s %7s\n", "benchmark",
+              "stop", "iters", "e-nodes", "classes", "wall ms", "cpu ms", "nodes/s", "nodes/cpu-s",
+              "search%", "apply%", "rebuild%", "RSS MB", "eng MB");
 }
 
 void printRow(const Row& r) {
   const RunReport& rep = r.report;
   double total = rep.seconds > 0 ? rep.seconds : 1e-9;
   double added = static_cast<double>(rep.nodes - std::min(rep.nodes, rep.initial_nodes));
-  std::printf("%-26s %-16s %5zu %9zu %9zu %9.1f %12.0f %8.1f %8.1f %8.1f %9.1f %9.1f\n",
-              r.name.c_str(), std::string(stopReasonName(rep.stop)).c_str(), rep.iterations.size(),
-              rep.nodes, rep.classes, rep.seconds * 1e3, added / total,
-              100 * rep.search_seconds / total, 100 * rep.apply_seconds / total,
-              100 * rep.rebuild_seconds / total, r.rss_mb,
-              static_cast<double>(rep.peak_memory_bytes) / (1 << 20));
+  std::printf(
+      "%-22s %-15s %5zu %8zu %8zu %8.1f %8.1f %10.0f %10.0f %7.1f %7.1f %8.1f %7.1f %7.1f\n",
+      r.name.c_str(), std::string(stopReasonName(rep.stop)).c_str(), rep.iterations.size(),
+      rep.nodes, rep.classes, rep.seconds * 1e3, r.cpu_seconds * 1e3, added / total,
+      added / std::max(r.cpu_seconds, 1e-9), 100 * rep.search_seconds / total,
+      100 * rep.apply_seconds / total, 100 * rep.rebuild_seconds / total, r.rss_mb,
+      static_cast<double>(rep.peak_memory_bytes) / (1 << 20));
   std::fflush(stdout);
+}
+
+Row runRules(const std::string& name, EGraph& g, std::span<const Rewrite> rules, Limits limits,
+             bool backoff) {
+  Runner runner(g, limits);
+  if (!backoff) runner.setScheduler(std::make_unique<SimpleScheduler>());
+  double cpu = cpuSeconds();
+  Row row{name, runner.run(rules), 0, 0};
+  row.cpu_seconds = cpuSeconds() - cpu;
+  row.rss_mb = peakRssMb();
+  return row;
 }
 
 Row runMath(const std::string& name, Limits limits, bool backoff) {
@@ -372,34 +421,28 @@ Row runMath(const std::string& name, Limits limits, bool backoff) {
   resetPeakRss();
   EGraph g(m.lang);
   g.addAnalysis<ConstFold>(m);
-  for (const char* text : kMathInputs) Pattern::parse(*m.lang, text).instantiate(g, {});
+  for (const char* text : kMathInputs)
+    Pattern::parse(*m.lang, text).instantiate(g, {});
   std::vector<Rewrite> rules = mathRules(m);
-  Runner runner(g, limits);
-  if (!backoff) runner.setScheduler(std::make_unique<SimpleScheduler>());
-  Row row{name, runner.run(rules), 0};
-  row.rss_mb = peakRssMb();
-  return row;
+  return runRules(name, g, rules, limits, backoff);
 }
 
-Row runTensor(const std::string& name, Limits limits) {
+Row runTensor(const std::string& name, int64_t n, Limits limits) {
   Tensor t;
   resetPeakRss();
   EGraph g(t.lang);
   auto& shapes = g.addAnalysis<ShapeAnalysis>(t);
-  tensorInputs(g, t);
+  tensorInputs(g, t, n);
   std::vector<Rewrite> rules = tensorRules(t, shapes);
-  Runner runner(g, limits);
-  runner.setScheduler(std::make_unique<SimpleScheduler>());
-  Row row{name, runner.run(rules), 0};
-  row.rss_mb = peakRssMb();
-  return row;
+  return runRules(name, g, rules, limits, false);
 }
 
 Limits limits(size_t nodes, size_t iterations, double seconds) {
   Limits l;
   l.max_nodes = nodes;
   l.max_iterations = iterations;
-  l.max_time = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(seconds));
+  l.max_time =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(seconds));
   return l;
 }
 
@@ -409,22 +452,25 @@ int main(bool quick) {
   printHeader();
   printRow(runMath("math backoff 100k", limits(100'000 / scale, 1000, 60), true));
   printRow(runMath("math backoff 1M", limits(1'000'000 / scale, 1000, 60), true));
+  printRow(runMath("math simple 100k", limits(100'000 / scale, 1000, 60), false));
   printRow(runMath("math simple 1M", limits(1'000'000 / scale, 1000, 60), false));
-  printRow(runTensor("tensor simple 200k", limits(200'000 / scale, 1000, 60)));
-  printRow(runTensor("tensor saturate", limits(5'000'000 / scale, 1000, 60)));
+  printRow(runTensor("tensor 64 saturate", 64, limits(5'000'000, 1000, 60)));
+  printRow(runTensor("tensor 256 1M", quick ? 128 : 256, limits(1'000'000 / scale, 1000, 60)));
 
-  std::printf("\nlimit accuracy\n\n");
-  std::printf("%-26s %12s %12s %12s %16s\n", "run", "limit", "reached", "overshoot", "last iter growth");
+  std::printf("\nlimit accuracy (math, simple scheduler)\n\n");
+  std::printf("%-22s %12s %12s %12s %16s\n", "run", "limit", "reached", "overshoot",
+              "last iter growth");
   for (size_t limit : {size_t{20'000}, size_t{300'000} / scale}) {
     Row r = runMath("math", limits(limit, 1000, 60), false);
     size_t growth = r.report.iterations.empty() ? 0 : r.report.iterations.back().nodes_added;
-    std::printf("%-26s %12zu %12zu %12zd %16zu   (%s)\n", "node limit (e-nodes)", limit,
-                r.report.nodes, static_cast<ptrdiff_t>(r.report.nodes) - static_cast<ptrdiff_t>(limit),
-                growth, std::string(stopReasonName(r.report.stop)).c_str());
+    std::printf("%-22s %12zu %12zu %12zd %16zu   (%s)\n", "node limit (e-nodes)", limit,
+                r.report.nodes,
+                static_cast<ptrdiff_t>(r.report.nodes) - static_cast<ptrdiff_t>(limit), growth,
+                std::string(stopReasonName(r.report.stop)).c_str());
   }
   for (double ms : {20.0, 100.0, 400.0 / static_cast<double>(scale)}) {
     Row r = runMath("math", limits(SIZE_MAX, 100000, ms / 1e3), false);
-    std::printf("%-26s %10.1f ms %9.1f ms %9.1f ms %16s   (%s, %zu e-nodes)\n", "time limit", ms,
+    std::printf("%-22s %9.1f ms %9.1f ms %9.1f ms %16s   (%s, %zu e-nodes)\n", "time limit", ms,
                 r.report.seconds * 1e3, r.report.seconds * 1e3 - ms, "",
                 std::string(stopReasonName(r.report.stop)).c_str(), r.report.nodes);
   }
