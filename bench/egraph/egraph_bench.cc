@@ -212,7 +212,8 @@ std::vector<Rewrite> tensorRules(Tensor& t, ShapeAnalysis& shapes) {
     rules.emplace_back("transpose-transpose", lhs,
                        [&t, x, p, q](EGraph& g, ClassId, const Subst& s) {
                          const Dims &pp = t.ints(s[p]), &qq = t.ints(s[q]);
-                         Dims r(pp.size());
+                         thread_local Dims r;  // no allocation per application
+                         r.assign(pp.size(), 0);
                          for (size_t i = 0; i < pp.size(); ++i)
                            r[i] = qq[static_cast<size_t>(pp[i])];
                          return std::optional<ClassId>(g.add(t.transpose, t.ints(r), {s[x]}));
@@ -239,7 +240,8 @@ std::vector<Rewrite> tensorRules(Tensor& t, ShapeAnalysis& shapes) {
     rules.emplace_back("slice-slice", lhs, [&t, x, a, b](EGraph& g, ClassId, const Subst& s) {
       const Dims &aa = t.ints(s[a]), &bb = t.ints(s[b]);
       size_t n = aa.size() / 2;
-      Dims r(2 * n);
+      thread_local Dims r;  // no allocation per application
+      r.assign(2 * n, 0);
       for (size_t i = 0; i < n; ++i) {
         r[i] = bb[i] + aa[i];
         r[n + i] = bb[i] + aa[n + i];
@@ -318,7 +320,8 @@ std::vector<Rewrite> tensorRules(Tensor& t, ShapeAnalysis& shapes) {
     AttrVar a = lhs.attrVar("a"), p = lhs.attrVar("p");
     rules.emplace_back("slice-transpose", lhs, [&t, x, a, p](EGraph& g, ClassId, const Subst& s) {
       const Dims &aa = t.ints(s[a]), &pp = t.ints(s[p]);
-      Dims r(aa.size());
+      thread_local Dims r;  // no allocation per application
+      r.assign(aa.size(), 0);
       size_t n = pp.size();
       for (size_t i = 0; i < n; ++i) {
         r[static_cast<size_t>(pp[i])] = aa[i];

@@ -24,8 +24,10 @@ uint32_t hashBytes(std::string_view s) {
 }
 
 void appendLE(std::string& out, uint64_t v, int bytes) {
+  char buf[8];
   for (int i = 0; i < bytes; ++i)
-    out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+    buf[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+  out.append(buf, static_cast<size_t>(bytes));
 }
 
 uint64_t readLE(const char* p, int bytes) {
@@ -62,6 +64,7 @@ AttrWriter& AttrWriter::i64(int64_t v) {
 
 AttrWriter& AttrWriter::ints(std::span<const int64_t> v) {
   if (v.size() > UINT32_MAX) throw EGraphError("AttrWriter::ints: list too long");
+  bytes_.reserve(bytes_.size() + 4 + 8 * v.size());
   appendLE(bytes_, v.size(), 4);
   for (int64_t x : v)
     i64(x);
@@ -151,6 +154,16 @@ AttrId AttrTable::intern(std::string_view bytes) {
   views_.emplace_back(dst, bytes.size());
   table_.insert(h, new_id);
   return AttrId(new_id);
+}
+
+AttrId AttrTable::internInt(int64_t v) {
+  scratch_.clear();
+  return intern(scratch_.i64(v).bytes());
+}
+
+AttrId AttrTable::internInts(std::span<const int64_t> v) {
+  scratch_.clear();
+  return intern(scratch_.ints(v).bytes());
 }
 
 std::string_view AttrTable::bytes(AttrId id) const {

@@ -49,6 +49,8 @@ class AttrWriter {
     return *this;
   }
   std::string_view bytes() const { return bytes_; }
+  // Empties the writer, keeping its buffer (reuse one writer to avoid an allocation per value).
+  void clear() { bytes_.clear(); }
 
  private:
   std::string bytes_;
@@ -95,8 +97,8 @@ class AttrTable {
   size_t size() const { return views_.size(); }
 
   // Typed helpers over AttrWriter/AttrReader.
-  AttrId internInt(int64_t v) { return intern(AttrWriter().i64(v).bytes()); }
-  AttrId internInts(std::span<const int64_t> v) { return intern(AttrWriter().ints(v).bytes()); }
+  AttrId internInt(int64_t v);
+  AttrId internInts(std::span<const int64_t> v);
   AttrId internString(std::string_view s) { return intern(s); }
   int64_t intValue(AttrId id) const;                // throws unless written by internInt
   std::vector<int64_t> intsValue(AttrId id) const;  // throws unless written by internInts
@@ -110,6 +112,7 @@ class AttrTable {
   size_t chunk_bytes_ = 0;
   std::vector<std::string_view> views_;
   detail::IdTable table_;
+  AttrWriter scratch_;  // encodes typed values without allocating
 };
 
 struct OpInfo {
