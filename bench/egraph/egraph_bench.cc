@@ -117,8 +117,8 @@ std::vector<Rewrite> mathRules(Math& m) {
 const char* kMathInputs[] = {
     "(+ (* var[x] (+ var[y] var[z])) (* (- var[x] num[1]) (- var[y] var[z])))",
     "(* (+ var[a] (+ var[b] num[2])) (- (* var[c] var[d]) (* num[3] var[a])))",
-    "(- (+ (* var[x] var[x]) (* num[2] (* var[x] var[y]))) (* (+ var[x] var[y]) (+ var[x] "
-    "var[y])))",
+    ("(- (+ (* var[x] var[x]) (* num[2] (* var[x] var[y])))"
+     " (* (+ var[x] var[y]) (+ var[x] var[y])))"),
 };
 
 // --- the tensor benchmark -----------------------------------------------------------------------

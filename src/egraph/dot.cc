@@ -36,7 +36,8 @@ std::vector<uint32_t> selectClasses(const EGraph& g, const DotOptions& opts, boo
       seen[c] = 1;
     }
     for (size_t i = 0; i < queue.size(); ++i) {
-      auto [c, dist] = queue[i];
+      const uint32_t c = queue[i].first;
+      const size_t dist = queue[i].second;
       out.push_back(c);
       if (dist == opts.depth) continue;
       auto visit = [&](uint32_t k) {

@@ -20,9 +20,11 @@
 // queries marked "requires clean()" throw EGraphError; find(), node(), forEachNode(), add(),
 // unite() and the counters work at any time.
 //
-// Memory: e-nodes live in one table (32 bytes each) with their children in a chunked arena of
-// class ids; class node lists and parent lists are intrusive linked lists, so there is no heap
-// allocation per e-node or per e-class. memoryBytes() reports the total.
+// Memory: e-nodes live in one chunked table (32-byte records that never move; up to two children
+// inside the record, longer child lists in a chunked arena); class node lists and parent lists
+// are intrusive linked lists, so there is no heap allocation per e-node or per e-class. Retired
+// duplicates stay in the table: memory is proportional to the e-nodes ever added.
+// memoryBytes() reports the total.
 //
 // Not thread-safe, not even for concurrent const calls (find() compresses paths).
 #pragma once
@@ -45,9 +47,8 @@ namespace tacit::egraph {
 
 class EGraph;
 
-// A read-only view of one e-node. Copied out of the node table, so it stays valid while nodes are
-// added; children() points into the e-graph's child arena, whose ids rebuild() may canonicalise
-// in place.
+// A read-only view of one e-node. It stays valid for the e-graph's lifetime (node records and
+// child lists never move); children() sees the ids that rebuild() canonicalises in place.
 class ENode {
  public:
   ENode() = default;

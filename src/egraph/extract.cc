@@ -224,7 +224,7 @@ class ExactSearch {
   ExactSearch(const EGraph& g, const std::vector<double>& node_cost,
               const std::vector<double>& tree_cost, const std::vector<uint32_t>& classes,
               size_t budget)
-      : g_(g), node_cost_(node_cost), budget_(budget) {
+      : node_cost_(node_cost), budget_(budget) {
     local_.assign(g.nodeIdCount(), kNone);
     for (size_t i = 0; i < classes.size(); ++i)
       local_[classes[i]] = static_cast<uint32_t>(i);
@@ -325,7 +325,6 @@ class ExactSearch {
     }
   }
 
-  const EGraph& g_;
   const std::vector<double>& node_cost_;
   size_t budget_;
   size_t steps_ = 0;

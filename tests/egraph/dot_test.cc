@@ -63,9 +63,7 @@ TEST_F(DotTest, NeighbourhoodIsDepthLimited) {
 TEST_F(DotTest, ClientLabelsAndTruncation) {
   g.rebuild();
   DotOptions o;
-  o.node_label = [](const EGraph&, NodeId n) {
-    return "node \"" + std::to_string(n.value) + "\"";
-  };
+  o.node_label = [](const EGraph&, NodeId n) { return "node \"" + std::to_string(n.value) + "\""; };
   o.class_label = [](const EGraph&, ClassId c) { return "class " + std::to_string(c.value); };
   o.max_classes = 2;
   std::string dot = toDot(g, o);

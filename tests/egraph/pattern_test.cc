@@ -193,17 +193,6 @@ PNode randomPattern(const TestLang& L, std::mt19937& rng, int depth) {
   return p;
 }
 
-bool usesNameTwice(const PNode& p, std::set<std::string>& vars, std::set<std::string>& attrs) {
-  if (p.is_var) return attrs.count(p.var) || !vars.insert(p.var).second || false;
-  if (p.attr_kind == AttrMatch::Kind::kBind) {
-    if (vars.count(p.attr_var)) return true;
-    attrs.insert(p.attr_var);
-  }
-  for (const PNode& k : p.kids)
-    if (usesNameTwice(k, vars, attrs)) return true;
-  return false;
-}
-
 // --- property test: e-matching equals brute force ----------------------------------------------
 
 TEST(PatternProperty, EMatchingEqualsBruteForce) {
