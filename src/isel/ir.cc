@@ -119,7 +119,7 @@ OpDesc decodeOp(egraph::AttrReader& r) {
 
 std::string encodePiiBytes(const PiiDesc& d) {
   egraph::AttrWriter w;
-  w.u8(kTagPii).i64(d.unit).ints(d.alpha).i64(d.output).i64(d.buffer);
+  w.u8(kTagPii).i64(d.unit).i64(d.case_index).ints(d.alpha).i64(d.output).i64(d.buffer);
   writeShape(w, d.shape);
   return std::string(w.bytes());
 }
@@ -245,6 +245,7 @@ IrLanguage::IrLanguage() : lang_(std::make_shared<egraph::Language>()) {
   }
   input_op_ = lang_->addOp("input", 0);
   pii_op_ = lang_->addOp("pii", egraph::kVariadic);
+  results_op_ = lang_->addOp("results", egraph::kVariadic);
   opcode_.resize(lang_->opCount());
   lang_->setAttrFormatter(
       [this](const egraph::Language&, OpId op, AttrId attr) { return describe(op, attr); });
@@ -325,6 +326,10 @@ const InputDesc& IrLanguage::inputDesc(AttrId attr) const {
 
 const hlo::Shape& IrLanguage::shapeOf(OpId op, AttrId attr) const {
   if (op == pii_op_) return piiDesc(attr).shape;
+  if (op == results_op_) {
+    static const hlo::Shape kTuple = hlo::Shape::tuple({});
+    return kTuple;
+  }
   if (op == input_op_) {
     static thread_local hlo::Shape bytes;
     bytes = hlo::Shape(PrimitiveType::kU8, {inputDesc(attr).bytes});
@@ -338,6 +343,7 @@ std::string IrLanguage::describe(OpId op, AttrId attr) const {
     const InputDesc& in = inputDesc(attr);
     return "param" + std::to_string(in.parameter) + " u8[" + std::to_string(in.bytes) + "]";
   }
+  if (op == results_op_) return "results";
   if (op == pii_op_) {
     const PiiDesc& p = piiDesc(attr);
     return "unit" + std::to_string(p.unit) + "(" + join(p.alpha, ",") + ")#" +

@@ -45,6 +45,7 @@ struct OpDesc {
 // see isel/units.h) with its α fixed and β unknown.
 struct PiiDesc {
   int unit = -1;
+  int case_index = 0;  // which case of the unit's semantics α selects
   std::vector<int64_t> alpha;
   int output = 0;   // which output of the unit this node stands for
   int buffer = -1;  // the buffer that output lives in
@@ -71,6 +72,8 @@ class IrLanguage {
   std::optional<hlo::HloOpcode> opcodeOf(OpId op) const;
   OpId inputOp() const { return input_op_; }
   OpId piiOp() const { return pii_op_; }
+  // The synthetic root over every kernel result (extraction enumerates all results at once).
+  OpId resultsOp() const { return results_op_; }
   bool isHloOp(OpId op) const { return opcodeOf(op).has_value(); }
 
   AttrId encode(const OpDesc& desc);
@@ -99,7 +102,7 @@ class IrLanguage {
   std::shared_ptr<egraph::Language> lang_;
   std::vector<OpId> op_for_opcode_;                    // by HloOpcode
   std::vector<std::optional<hlo::HloOpcode>> opcode_;  // by OpId
-  OpId input_op_, pii_op_;
+  OpId input_op_, pii_op_, results_op_;
   std::vector<Decoded> decoded_;  // by AttrId
 };
 

@@ -22,12 +22,14 @@ ClassId IrBuilder::add(OpDesc desc, std::span<const ClassId> children) {
     // Shape inference checks the reducer's signature: give it a scalar computation of the kind.
     PrimitiveType t = shapes_.data(children[1]).elementType();
     reducer_comp = std::make_unique<hlo::HloComputation>("reducer");
-    auto* p0 = reducer_comp->addInstruction(
-        std::make_unique<hlo::HloInstruction>(HloOpcode::kParameter, "x", hlo::Shape(t, {})));
-    p0->setParameterNumber(0);
-    auto* p1 = reducer_comp->addInstruction(
-        std::make_unique<hlo::HloInstruction>(HloOpcode::kParameter, "y", hlo::Shape(t, {})));
-    p1->setParameterNumber(1);
+    auto param = [&](int64_t i) {
+      auto p = std::make_unique<hlo::HloInstruction>(HloOpcode::kParameter, i == 0 ? "x" : "y",
+                                                     hlo::Shape(t, {}));
+      p->setParameterNumber(i);
+      return reducer_comp->addInstruction(std::move(p));
+    };
+    hlo::HloInstruction* p0 = param(0);
+    hlo::HloInstruction* p1 = param(1);
     auto* r = reducer_comp->addInstruction(
         std::make_unique<hlo::HloInstruction>(reducerOpcode(desc.reducer), "r", hlo::Shape(t, {})));
     r->addOperand(p0);

@@ -1,0 +1,204 @@
+#include "isel/extract.h"
+
+#include <map>
+#include <tuple>
+
+#include "taidl/ops.h"
+
+namespace tacit::isel {
+
+using hlo::HloOpcode;
+
+CandidateExtractor::CandidateExtractor(const egraph::EGraph& g, const IrLanguage& ir,
+                                       const ShapeAnalysis& shapes, const taidl::Isa& isa,
+                                       const UnitSet& units, const ImportedKernel& kernel,
+                                       ClassId root, ExtractOptions options)
+    : g_(g),
+      ir_(ir),
+      shapes_(shapes),
+      isa_(isa),
+      units_(units),
+      kernel_(kernel),
+      results_context_(static_cast<uint32_t>(isa.buffers.size())) {
+  egraph::EnumOptions opts;
+  opts.max_size = options.max_size;
+  opts.max_steps = options.max_steps;
+  opts.root_context = results_context_;
+  opts.revisit =
+      options.spills ? egraph::RevisitPolicy::kAfterSameSize : egraph::RevisitPolicy::kForbid;
+  opts.allowed = [this](const egraph::EGraph&, NodeId n, egraph::Context ctx) {
+    return allowed(n, ctx);
+  };
+  opts.child_context = [this](const egraph::EGraph&, NodeId n, egraph::Context ctx, size_t i) {
+    return childBuffer(n, ctx, i);
+  };
+  enumerator_ = std::make_unique<egraph::Enumerator>(g, root, std::move(opts));
+}
+
+bool CandidateExtractor::conformsTo(const hlo::Shape& s, uint32_t buffer) const {
+  const taidl::Buffer& b = isa_.buffers[buffer];
+  if (b.is_hbm) return s.elementType() == hlo::PrimitiveType::kU8 && s.rank() == 1;
+  if (s.elementType() != b.dtype || s.rank() != b.rank()) return false;
+  for (size_t i = 0; i < b.unit.size(); ++i) {
+    if (s.dim(static_cast<int64_t>(b.access.size() + i)) != b.unit[i]) return false;
+  }
+  return true;
+}
+
+bool CandidateExtractor::allowed(NodeId n, uint32_t ctx) const {
+  egraph::ENode e = g_.node(n);
+  if (ctx == results_context_) return e.op() == ir_.resultsOp();
+  if (e.op() == ir_.resultsOp()) return false;
+  if (e.op() == ir_.piiOp()) return ir_.piiDesc(e.attr()).buffer == static_cast<int>(ctx);
+  if (e.op() == ir_.inputOp()) return ctx == 0;
+  auto opcode = ir_.opcodeOf(e.op());
+  if (!opcode) return false;
+  if (*opcode == HloOpcode::kConstant) return ctx == 0;
+  const OpDesc& d = ir_.opDesc(e.attr());
+  const taidl::Buffer& b = isa_.buffers[ctx];
+  if (*opcode == HloOpcode::kSlice) {
+    const hlo::Shape& operand = shapes_.data(e.child(0));
+    if (!conformsTo(operand, ctx)) return false;
+    for (size_t i = 0; i < d.attrs.slice->size(); ++i) {
+      const hlo::SliceDim& s = (*d.attrs.slice)[i];
+      bool access = i < b.access.size();
+      if (s.stride != 1) return false;
+      if (!access && (s.start != 0 || s.limit != operand.dim(static_cast<int64_t>(i))))
+        return false;
+    }
+    return true;
+  }
+  if (*opcode == HloOpcode::kConcatenate) {
+    int64_t dim = (*d.attrs.dimensions)[0];
+    if (dim >= static_cast<int64_t>(b.access.size())) return false;
+    for (ClassId c : e.children()) {
+      if (!conformsTo(shapes_.data(c), ctx)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+uint32_t CandidateExtractor::childBuffer(NodeId n, uint32_t ctx, size_t child) const {
+  egraph::ENode e = g_.node(n);
+  if (e.op() == ir_.resultsOp()) return 0;
+  if (e.op() == ir_.piiOp()) {
+    const PiiDesc& p = ir_.piiDesc(e.attr());
+    const Unit& u = units_.units[static_cast<size_t>(p.unit)];
+    const taidl::SymCase& c = u.semantics->cases[static_cast<size_t>(p.case_index)];
+    return static_cast<uint32_t>(c.inputs[child].buffer);
+  }
+  return ctx;  // views stay in their buffer
+}
+
+PiiGraph CandidateExtractor::toGraph(const egraph::Term& t) const {
+  PiiGraph graph;
+  // GVN: equal nodes over equal operands are one node. A call is identified by unit, case, α and
+  // operands (not by which output the term reads: all outputs of one call share the node); views
+  // and leaves by their attribute and buffer.
+  using Key =
+      std::tuple<int32_t, int32_t, std::vector<int64_t>, uint32_t, uint32_t, std::vector<int32_t>>;
+  std::map<Key, int32_t> call_of;
+  std::vector<int32_t> value_of(t.size(), -1);
+  for (size_t i = 0; i < t.size(); ++i) {
+    const egraph::TermNode& tn = t[i];
+    std::vector<int32_t> operands;
+    for (uint32_t child : t.children(i))
+      operands.push_back(value_of[child]);
+    if (tn.op == ir_.resultsOp()) {
+      graph.results = operands;
+      continue;
+    }
+    bool is_pii = tn.op == ir_.piiOp();
+    int output = 0;
+    PiiDesc call_desc;
+    Key key;
+    if (is_pii) {
+      call_desc = ir_.piiDesc(tn.attr);
+      output = call_desc.output;
+      key = Key{call_desc.unit, call_desc.case_index, call_desc.alpha, 0, 0, operands};
+    } else {
+      key = Key{-1, 0, {}, tn.attr.value, tn.context, operands};
+    }
+    auto found = call_of.find(key);
+    int32_t node_index;
+    if (found != call_of.end()) {
+      node_index = found->second;
+    } else {
+      node_index = static_cast<int32_t>(graph.nodes.size());
+      PiiNode node;
+      node.operands = operands;
+      if (is_pii) {
+        node.kind = PiiKind::kCall;
+        node.unit = call_desc.unit;
+        node.case_index = call_desc.case_index;
+        node.alpha = call_desc.alpha;
+        const Unit& u = units_.units[static_cast<size_t>(node.unit)];
+        node.outputs.assign(u.semantics->cases[static_cast<size_t>(node.case_index)].outputs.size(),
+                            -1);
+      } else if (tn.op == ir_.inputOp()) {
+        node.kind = PiiKind::kInput;
+        node.parameter = ir_.inputDesc(tn.attr).parameter;
+        node.outputs.assign(1, -1);
+      } else {
+        const OpDesc& d = ir_.opDesc(tn.attr);
+        node.outputs.assign(1, -1);
+        if (d.opcode == HloOpcode::kConstant) {
+          node.kind = PiiKind::kConstant;
+          node.literal = d.literal;
+        } else if (d.opcode == HloOpcode::kSlice) {
+          node.kind = PiiKind::kSliceView;
+          const taidl::Buffer& b = isa_.buffers[tn.context];
+          for (size_t k = 0; k < b.access.size(); ++k) {
+            node.view_start.push_back((*d.attrs.slice)[k].start);
+            node.view_limit.push_back((*d.attrs.slice)[k].limit);
+          }
+        } else {
+          node.kind = PiiKind::kConcatView;
+          node.concat_dim = static_cast<int32_t>((*d.attrs.dimensions)[0]);
+        }
+      }
+      graph.nodes.push_back(std::move(node));
+      call_of.emplace(key, node_index);
+    }
+    PiiNode& node = graph.nodes[static_cast<size_t>(node_index)];
+    int32_t& slot = node.outputs[static_cast<size_t>(output)];
+    if (slot < 0) {
+      slot = static_cast<int32_t>(graph.values.size());
+      graph.values.push_back(
+          {node_index, output, static_cast<int32_t>(tn.context), shapes_.data(tn.eclass)});
+    }
+    value_of[i] = slot;
+  }
+  // Calls also produce the outputs nobody read (clobbers): give them values.
+  for (size_t ni = 0; ni < graph.nodes.size(); ++ni) {
+    PiiNode& node = graph.nodes[ni];
+    if (node.kind != PiiKind::kCall) continue;
+    const Unit& u = units_.units[static_cast<size_t>(node.unit)];
+    const taidl::SymCase& c = u.semantics->cases[static_cast<size_t>(node.case_index)];
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      if (node.outputs[o] >= 0) continue;
+      std::vector<int64_t> attrs(node.alpha);
+      attrs.resize(static_cast<size_t>(u.num_attrs), 0);
+      taidl::EvalEnv env{attrs, {}, {}};
+      hlo::Shape shape = taidl::evalType(c.outputs[o].type, env);
+      node.outputs[o] = static_cast<int32_t>(graph.values.size());
+      graph.values.push_back(
+          {static_cast<int32_t>(ni), static_cast<int32_t>(o), c.outputs[o].buffer, shape});
+    }
+  }
+  return graph;
+}
+
+std::optional<PiiGraph> CandidateExtractor::next() {
+  egraph::Term t;
+  while (enumerator_->next(t)) {
+    PiiGraph graph = toGraph(t);
+    if (!seen_.insert(graph.fingerprint()).second) continue;
+    ++produced_;
+    return graph;
+  }
+  return std::nullopt;
+}
+
+}  // namespace tacit::isel

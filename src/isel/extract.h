@@ -1,0 +1,61 @@
+// Candidate extraction (ACT-ALGORITHM.md §3.7): instruction graphs, smallest first.
+//
+// Top-down from the kernel results (all of them, in HBM), each value in the buffer its consumer
+// requires: a pii may stand for a value in the buffer it writes; in HBM a kernel input or a
+// constant (compile-time data) may too; slices and concatenations along a buffer's access
+// dimensions are identity views in that buffer. Plain operators are never selected. Terms come from
+// egraph::Enumerator with the buffer as the context, revisiting (class, buffer) pairs (spills)
+// after the revisit-free terms of the same size; each term becomes a DAG by sharing equal calls
+// (GVN keyed by unit, α, operands and buffer), and graphs already produced are skipped.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <unordered_set>
+
+#include "egraph/enumerate.h"
+#include "isel/ir_builder.h"
+#include "isel/kernel.h"
+#include "isel/pii_graph.h"
+
+namespace tacit::isel {
+
+struct ExtractOptions {
+  size_t max_size = 64;          // term size bound (nodes of the tree)
+  size_t max_steps = 2'000'000;  // enumeration work budget
+  bool spills = true;            // also yield revisiting terms (after the revisit-free ones)
+};
+
+class CandidateExtractor {
+ public:
+  // `root` is the class of the `results` node over every kernel result.
+  CandidateExtractor(const egraph::EGraph& g, const IrLanguage& ir, const ShapeAnalysis& shapes,
+                     const taidl::Isa& isa, const UnitSet& units, const ImportedKernel& kernel,
+                     ClassId root, ExtractOptions options);
+
+  // The next instruction graph not produced before, or nullopt when none is left within the bounds.
+  std::optional<PiiGraph> next();
+  bool budgetExhausted() const { return enumerator_->budgetExhausted(); }
+  size_t produced() const { return produced_; }
+
+  // Whether e-node `n` may stand for a value living in `buffer` (exposed for diagnostics).
+  bool allowed(NodeId n, uint32_t buffer) const;
+
+ private:
+  uint32_t childBuffer(NodeId n, uint32_t buffer, size_t child) const;
+  bool conformsTo(const hlo::Shape& s, uint32_t buffer) const;
+  PiiGraph toGraph(const egraph::Term& t) const;
+
+  const egraph::EGraph& g_;
+  const IrLanguage& ir_;
+  const ShapeAnalysis& shapes_;
+  const taidl::Isa& isa_;
+  const UnitSet& units_;
+  const ImportedKernel& kernel_;
+  uint32_t results_context_;
+  std::unique_ptr<egraph::Enumerator> enumerator_;
+  std::unordered_set<uint64_t> seen_;
+  size_t produced_ = 0;
+};
+
+}  // namespace tacit::isel

@@ -1,0 +1,101 @@
+// IR→ISA rules (ACT-ALGORITHM.md §3.3(b), §3.4): matching unit patterns in the e-graph and adding
+// partially instantiated instructions.
+//
+// A match of a pattern's skeleton is accepted only if
+//  1. operators match, and a value the semantics uses twice binds the same e-class both times;
+//  2. α binds consistently: every templated dimension, attribute and constant is unified with the
+//     concrete one (one unknown at a time, exactly), and afterwards every operator of the skeleton,
+//     instantiated for that α with the oracle's own code (taidl/ops.h), equals the matched e-node —
+//     type, every attribute, constant values bit for bit;
+//  3. the unit's constraints over α alone hold (those involving β are phase 2's).
+// Operators that are identities for some α (a pad by zeros, a full slice, an identity transpose or
+// broadcast, a convert to the same type, a reshape to the same shape) may be skipped by the match;
+// α must then make them identities. Commutative binary operators match in both operand orders.
+//
+// Then the applier constructs the inputs through the inverse of their movement chains, the result
+// through the output chain, and unites pii(unit, α, output, buffer)(inputs...) with it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "isel/ir_builder.h"
+#include "isel/units.h"
+
+namespace tacit::isel {
+
+// α of one unit during matching: values of the attribute slots, which are known, and the
+// unifications that could not be solved yet.
+class AlphaSolver {
+ public:
+  AlphaSolver() = default;
+  AlphaSolver(int32_t num_attrs, int32_t num_alpha);
+
+  // Requires expr == value. Binds an unknown α when expr is linear in it and every other α it uses
+  // is known; defers otherwise. False on a contradiction.
+  bool unify(const taidl::Expr& e, int64_t value);
+  // Retries deferred unifications until no progress; false on a contradiction.
+  bool settle();
+  bool complete() const { return pending_.empty() && knownCount() == num_alpha_; }
+  int32_t knownCount() const;
+  const std::vector<int64_t>& values() const { return values_; }
+  bool known(int32_t slot) const { return known_[static_cast<size_t>(slot)] != 0; }
+  void bind(int32_t slot, int64_t value);
+  taidl::EvalEnv env() const { return taidl::EvalEnv{values_, {}, {}}; }
+
+ private:
+  enum class Outcome { kOk, kDeferred, kContradiction };
+  Outcome tryUnify(const taidl::Expr& e, int64_t value);
+
+  int32_t num_alpha_ = 0;
+  std::vector<int64_t> values_;
+  std::vector<uint8_t> known_;
+  std::vector<std::pair<const taidl::Expr*, int64_t>> pending_;
+};
+
+// Why the closest matches of a unit failed, for "no instruction can compute X" diagnostics.
+struct MatchFailure {
+  int32_t pattern = -1;
+  ClassId eclass;
+  std::string reason;
+};
+
+class IsaMatcher {
+ public:
+  IsaMatcher(const taidl::Isa& isa, const UnitSet& units, IrBuilder& b);
+  ~IsaMatcher();
+
+  // Tries every pattern at every candidate class of the (clean) e-graph; adds the piis it finds.
+  // Returns the number of e-graph changes.
+  size_t run();
+
+  // Failures recorded by the last run() for patterns whose skeleton root operator matched
+  // (bounded: the first few per class).
+  const std::vector<MatchFailure>& failures() const { return failures_; }
+
+ private:
+  struct State;
+  struct Accepted;
+  bool tryPattern(int32_t pattern, ClassId x);
+  bool tryPureMovement(int32_t pattern, ClassId t);
+  ClassId constructPureMovement(const UnitPattern& p, const State& s);
+  void matchNode(const UnitPattern& p, int32_t node, ClassId c, State& s,
+                 const std::function<void(State&)>& cont);
+  void matchChildren(const UnitPattern& p, int32_t node, std::vector<ClassId> kids, size_t i,
+                     State& s, const std::function<void(State&)>& cont);
+  std::string verify(const UnitPattern& p, const State& s) const;
+  ClassId construct(const UnitPattern& p, const State& s);
+  ClassId invertChain(const UnitPattern& p, const std::vector<int32_t>& chain, ClassId top,
+                      const State& s);
+  void fail(int32_t pattern, ClassId c, std::string reason);
+
+  const taidl::Isa& isa_;
+  const UnitSet& units_;
+  IrBuilder& b_;
+  std::vector<MatchFailure> failures_;
+  std::vector<Accepted> accepted_;
+};
+
+}  // namespace tacit::isel

@@ -1,0 +1,85 @@
+#include "isel/selector.h"
+
+#include "egraph/runner.h"
+#include "isel/passes.h"
+
+namespace tacit::isel {
+
+std::string_view saturationStopName(SaturationStop s) {
+  switch (s) {
+    case SaturationStop::kSaturated:
+      return "saturated";
+    case SaturationStop::kIterationLimit:
+      return "iteration limit";
+    case SaturationStop::kNodeLimit:
+      return "e-node limit";
+    case SaturationStop::kTimeLimit:
+      return "time limit";
+  }
+  return "saturated";
+}
+
+Selector::Selector(const taidl::Isa& isa, const hlo::HloModule& kernel, SelectorOptions options)
+    : isa_(isa),
+      options_(options),
+      units_(buildUnits(isa)),
+      g_(ir_.language()),
+      shapes_(&g_.addAnalysis<ShapeAnalysis>(ir_)),
+      consts_(&g_.addAnalysis<ConstAnalysis>(ir_)),
+      builder_(g_, ir_, *shapes_),
+      kernel_(importKernel(kernel, builder_)),
+      matcher_(isa, units_, builder_) {
+  std::vector<ClassId> results;
+  for (const KernelResult& r : kernel_.results)
+    results.push_back(r.bytes_class);
+  results_ = g_.add(ir_.resultsOp(), results);
+  g_.rebuild();
+}
+
+SaturationStats Selector::saturate() {
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
+  SaturationStats stats;
+  stats.stop = SaturationStop::kIterationLimit;
+  for (size_t k = 0; k < options_.max_iterations && !saturated_; ++k) {
+    size_t before_nodes = g_.nodeCount();
+    size_t changes = 0;
+    if (!rules_.empty()) {
+      egraph::Runner runner(g_,
+                            egraph::Limits{.max_nodes = options_.max_nodes, .max_iterations = 1});
+      runner.run(rules_);
+    }
+    changes += runViewPass(g_, builder_).unions;
+    changes += runConstantFoldPass(g_, builder_).unions;
+    changes += matcher_.run();
+    g_.rebuild();
+    changes += g_.nodeCount() - std::min(g_.nodeCount(), before_nodes);
+    ++stats.iterations;
+    if (changes == 0) {
+      saturated_ = true;
+      stats.stop = SaturationStop::kSaturated;
+    } else if (g_.nodeCount() > options_.max_nodes) {
+      stats.stop = SaturationStop::kNodeLimit;
+      break;
+    } else if (Clock::now() - start > options_.time_limit) {
+      stats.stop = SaturationStop::kTimeLimit;
+      break;
+    }
+  }
+  if (saturated_) stats.stop = SaturationStop::kSaturated;
+  stats.nodes = g_.nodeCount();
+  stats.classes = g_.classCount();
+  for (ClassId c : g_.classes()) {
+    for (NodeId n : g_.nodes(c))
+      stats.piis += g_.node(n).op() == ir_.piiOp();
+  }
+  stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return stats;
+}
+
+std::unique_ptr<CandidateExtractor> Selector::extractor(ExtractOptions options) const {
+  return std::make_unique<CandidateExtractor>(g_, ir_, *shapes_, isa_, units_, kernel_,
+                                              g_.find(results_), options);
+}
+
+}  // namespace tacit::isel

@@ -1,0 +1,74 @@
+// Phase 1 driver: kernel import, saturation (IR→IR rules, view and constant passes, IR→ISA
+// matching) under limits, and candidate extraction (docs/isel.md).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "egraph/rewrite.h"
+#include "isel/extract.h"
+#include "isel/isa_match.h"
+#include "isel/kernel.h"
+#include "isel/units.h"
+
+namespace tacit::isel {
+
+struct SelectorOptions {
+  size_t max_nodes = 50'000;
+  size_t max_iterations = 16;
+  std::chrono::milliseconds time_limit{10'000};
+};
+
+enum class SaturationStop { kSaturated, kIterationLimit, kNodeLimit, kTimeLimit };
+std::string_view saturationStopName(SaturationStop s);
+
+struct SaturationStats {
+  size_t iterations = 0;
+  size_t nodes = 0;
+  size_t classes = 0;
+  size_t piis = 0;
+  SaturationStop stop = SaturationStop::kSaturated;
+  double seconds = 0;
+};
+
+class Selector {
+ public:
+  // Imports `kernel` (DiagnosticError for what the compiler cannot model).
+  Selector(const taidl::Isa& isa, const hlo::HloModule& kernel, SelectorOptions options = {});
+  Selector(const Selector&) = delete;
+  Selector& operator=(const Selector&) = delete;
+
+  // Rewrites until saturation or a limit. May be called again (a no-op once saturated).
+  SaturationStats saturate();
+
+  // An extractor over the current (saturated) e-graph.
+  std::unique_ptr<CandidateExtractor> extractor(ExtractOptions options) const;
+
+  const UnitSet& units() const { return units_; }
+  const ImportedKernel& kernel() const { return kernel_; }
+  const egraph::EGraph& egraph() const { return g_; }
+  const IrLanguage& ir() const { return ir_; }
+  const ShapeAnalysis& shapes() const { return *shapes_; }
+  ClassId resultsClass() const { return g_.find(results_); }
+  const IsaMatcher& matcher() const { return matcher_; }
+  const taidl::Isa& isa() const { return isa_; }
+
+ private:
+  const taidl::Isa& isa_;
+  SelectorOptions options_;
+  UnitSet units_;
+  IrLanguage ir_;
+  egraph::EGraph g_;
+  ShapeAnalysis* shapes_;
+  ConstAnalysis* consts_;
+  IrBuilder builder_;
+  ImportedKernel kernel_;
+  ClassId results_;
+  IsaMatcher matcher_;
+  std::vector<egraph::Rewrite> rules_;
+  bool saturated_ = false;
+};
+
+}  // namespace tacit::isel

@@ -1,0 +1,145 @@
+#include "isel/units.h"
+
+#include <algorithm>
+
+namespace tacit::isel {
+namespace {
+
+using hlo::HloOpcode;
+
+// Builds the pattern of one output: the ops reachable from the written value.
+UnitPattern patternFor(int32_t unit, int32_t case_index, int32_t output, const taidl::SymCase& c) {
+  UnitPattern p;
+  p.unit = unit;
+  p.case_index = case_index;
+  p.output = output;
+  p.sym = &c;
+  std::vector<int32_t> node_of(c.ops.size(), -1);
+  // Post-order DFS from the output value.
+  std::vector<std::pair<int32_t, bool>> stack{
+      {c.outputs[static_cast<size_t>(output)].value, false}};
+  while (!stack.empty()) {
+    auto [op, expanded] = stack.back();
+    stack.pop_back();
+    if (node_of[static_cast<size_t>(op)] >= 0) continue;
+    const taidl::SymOp& sop = c.ops[static_cast<size_t>(op)];
+    if (!expanded) {
+      stack.emplace_back(op, true);
+      for (auto it = sop.operands.rbegin(); it != sop.operands.rend(); ++it)
+        stack.emplace_back(*it, false);
+      continue;
+    }
+    PatternNode n;
+    n.op = op;
+    if (sop.opcode == HloOpcode::kParameter) n.input = sop.input;
+    for (int32_t operand : sop.operands)
+      n.children.push_back(node_of[static_cast<size_t>(operand)]);
+    node_of[static_cast<size_t>(op)] = static_cast<int32_t>(p.nodes.size());
+    p.nodes.push_back(std::move(n));
+  }
+  for (PatternNode& n : p.nodes) {
+    for (int32_t child : n.children)
+      ++p.nodes[static_cast<size_t>(child)].uses;
+  }
+  p.root = node_of[static_cast<size_t>(c.outputs[static_cast<size_t>(output)].value)];
+  return p;
+}
+
+bool isChainLink(const UnitPattern& p, int32_t node) {
+  const PatternNode& n = p.nodes[static_cast<size_t>(node)];
+  if (n.input >= 0 || n.children.size() != 1) return false;
+  return isInvertibleMovement(p.sym->ops[static_cast<size_t>(n.op)].opcode);
+}
+
+// Cuts the movement chains at the output and above each input.
+void cutChains(UnitPattern& p) {
+  int32_t cur = p.root;
+  while (isChainLink(p, cur)) {
+    p.out_chain.push_back(cur);
+    cur = p.nodes[static_cast<size_t>(cur)].children[0];
+    if (p.nodes[static_cast<size_t>(cur)].uses != 1) break;
+  }
+  p.skeleton_root = cur;
+  const PatternNode& sk = p.nodes[static_cast<size_t>(cur)];
+  p.pure_movement = sk.input >= 0;
+  p.inputs.assign(p.sym->inputs.size(), {});
+  // Parent of each node (nodes used once have exactly one).
+  std::vector<int32_t> parent(p.nodes.size(), -1);
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    for (int32_t child : p.nodes[i].children)
+      parent[static_cast<size_t>(child)] = static_cast<int32_t>(i);
+  }
+  auto in_out_chain = [&](int32_t n) {
+    return std::find(p.out_chain.begin(), p.out_chain.end(), n) != p.out_chain.end();
+  };
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    const PatternNode& n = p.nodes[i];
+    if (n.input < 0) continue;
+    UnitPattern::InputChain chain;
+    int32_t top = static_cast<int32_t>(i);
+    chain.chain.push_back(top);
+    if (!p.pure_movement) {
+      while (p.nodes[static_cast<size_t>(top)].uses == 1) {
+        int32_t up = parent[static_cast<size_t>(top)];
+        if (up < 0 || up == p.skeleton_root || in_out_chain(up) || !isChainLink(p, up)) break;
+        top = up;
+        chain.chain.insert(chain.chain.begin(), top);
+      }
+    }
+    chain.leaf = top;
+    p.inputs[static_cast<size_t>(n.input)] = std::move(chain);
+  }
+}
+
+}  // namespace
+
+bool isInvertibleMovement(HloOpcode op) {
+  return op == HloOpcode::kReshape || op == HloOpcode::kBitcastConvert ||
+         op == HloOpcode::kTranspose || op == HloOpcode::kReverse || op == HloOpcode::kCopy;
+}
+
+UnitSet buildUnits(const taidl::Isa& isa) {
+  UnitSet set;
+  auto add = [&](bool is_macro, int32_t index, const std::string& name, int32_t num_alpha,
+                 int32_t num_attrs, const taidl::Semantics& sem,
+                 const std::vector<taidl::AlphaRange>* ranges) {
+    Unit u{is_macro, index, name, num_alpha, num_attrs, &sem, ranges};
+    int32_t id = static_cast<int32_t>(set.units.size());
+    set.units.push_back(u);
+    std::string reason;
+    if (!sem.selectable) reason = sem.reason;
+    size_t before = set.patterns.size();
+    for (size_t k = 0; reason.empty() && k < sem.cases.size(); ++k) {
+      const taidl::SymCase& c = sem.cases[k];
+      for (size_t o = 0; o < c.outputs.size(); ++o) {
+        UnitPattern p = patternFor(id, static_cast<int32_t>(k), static_cast<int32_t>(o), c);
+        // A rule must bind every input of the unit: outputs that do not depend on all of them
+        // (clobbers such as a copy of one operand into a state buffer) get no pattern.
+        size_t reached = 0;
+        for (const PatternNode& n : p.nodes)
+          reached += n.input >= 0;
+        if (reached != c.inputs.size()) continue;
+        cutChains(p);
+        // A clobber that only copies an input (e.g. weights <- B) adds nothing to select.
+        if (p.pure_movement && c.outputs[o].state) continue;
+        set.patterns.push_back(std::move(p));
+      }
+    }
+    if (reason.empty() && set.patterns.size() == before)
+      reason = "no output depends on all of its inputs";
+    set.not_selectable.push_back(reason);
+  };
+  for (size_t i = 0; i < isa.instructions.size(); ++i) {
+    const taidl::Instruction& inst = isa.instructions[i];
+    add(false, static_cast<int32_t>(i), inst.name.text, inst.num_alpha, inst.numAttrs(),
+        isa.instruction_semantics[i], &isa.instruction_ranges[i]);
+  }
+  for (size_t i = 0; i < isa.macros.size(); ++i) {
+    const taidl::Macro& m = isa.macros[i];
+    add(true, static_cast<int32_t>(i), m.name.text, m.num_alpha, m.numAttrs(),
+        isa.macro_semantics[i], &isa.macro_ranges[i]);
+  }
+  return set;
+}
+
+}  // namespace tacit::isel
