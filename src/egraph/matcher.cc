@@ -122,10 +122,8 @@ class MatchRun {
         budget_(budget),
         regs_(p.reg_count_, 0),
         aregs_(p.attr_var_names_.size(), 0) {
-    out_.nvars_ = static_cast<uint32_t>(p.var_names_.size());
-    out_.nattrs_ = static_cast<uint32_t>(p.attr_var_names_.size());
-    out_.stride_ = 1 + out_.nvars_ + out_.nattrs_;
-    out_.rows_.clear();
+    out_.reset(static_cast<uint32_t>(p.var_names_.size()),
+               static_cast<uint32_t>(p.attr_var_names_.size()));
   }
 
   // Looks up every ground sub-pattern; false if one is absent (then nothing can match).
@@ -316,12 +314,14 @@ class MatchRun {
   }
 
   void yield() {
-    auto& rows = out_.rows_;
+    uint32_t* row = out_.appendRow();
     out_.last_class_ = ClassId(regs_[0]);
-    rows.push_back(regs_[0]);
+    row[0] = regs_[0];
+    size_t k = 1;
     for (uint32_t r : p_.var_reg_)
-      rows.push_back(regs_[r]);
-    rows.insert(rows.end(), aregs_.begin(), aregs_.end());
+      row[k++] = regs_[r];
+    for (uint32_t a : aregs_)
+      row[k++] = a;
     if (out_.size() >= budget_.max_matches) limit_reached_ = true;
   }
 
@@ -338,27 +338,44 @@ class MatchRun {
   uint32_t tick_ = 0;
 };
 
-namespace {
+void Matches::reset(uint32_t nvars, uint32_t nattrs) {
+  uint32_t stride = 1 + nvars + nattrs;
+  if (stride != stride_) chunks_.clear();  // chunks are sized for one stride
+  stride_ = stride;
+  nvars_ = nvars;
+  nattrs_ = nattrs;
+  clear();
+}
 
-// Sorts rows lexicographically (class first) and drops repeated ones.
-void dedupRows(std::vector<uint32_t>& rows, uint32_t stride) {
-  size_t n = rows.size() / stride;
-  std::vector<uint32_t> order(n);
+uint32_t* Matches::appendRow() {
+  if (size_ == chunks_.size() * kRowsPerChunk)
+    chunks_.push_back(std::make_unique<uint32_t[]>(kRowsPerChunk * stride_));
+  uint32_t* row = chunks_[size_ / kRowsPerChunk].get() + (size_ % kRowsPerChunk) * stride_;
+  ++size_;
+  return row;
+}
+
+// Sorts the rows lexicographically (class first) and drops repeated ones.
+void Pattern::dedupRows(Matches& m) {
+  const uint32_t stride = m.stride_;
+  std::vector<uint32_t> flat;
+  flat.reserve(m.size() * stride);
+  for (size_t i = 0; i < m.size(); ++i)
+    flat.insert(flat.end(), m.row(i), m.row(i) + stride);
+  std::vector<uint32_t> order(m.size());
   std::iota(order.begin(), order.end(), 0u);
-  auto row = [&](uint32_t i) { return rows.begin() + static_cast<ptrdiff_t>(i) * stride; };
+  auto row = [&](uint32_t i) { return flat.begin() + static_cast<ptrdiff_t>(i) * stride; };
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return std::lexicographical_compare(row(a), row(a) + stride, row(b), row(b) + stride);
   });
-  std::vector<uint32_t> out;
-  out.reserve(rows.size());
-  for (size_t k = 0; k < n; ++k) {
+  ClassId last = m.last_class_;
+  m.clear();
+  m.last_class_ = last;
+  for (size_t k = 0; k < order.size(); ++k) {
     if (k > 0 && std::equal(row(order[k]), row(order[k]) + stride, row(order[k - 1]))) continue;
-    out.insert(out.end(), row(order[k]), row(order[k]) + stride);
+    std::copy(row(order[k]), row(order[k]) + stride, m.appendRow());
   }
-  rows.swap(out);
 }
-
-}  // namespace
 
 SearchStatus Pattern::search(const EGraph& g, Matches& out, const SearchBudget& budget) const {
   if (!g.clean()) throw EGraphError("Pattern::search: the e-graph needs rebuild() first");
@@ -366,7 +383,7 @@ SearchStatus Pattern::search(const EGraph& g, Matches& out, const SearchBudget& 
   if (budget.max_matches == 0) return SearchStatus::kMatchLimit;
   if (!run.prepareGround()) return SearchStatus::kComplete;
   run.searchAll();
-  if (may_duplicate_) dedupRows(out.rows_, out.stride_);
+  if (may_duplicate_) dedupRows(out);
   return run.status();
 }
 
@@ -383,7 +400,7 @@ SearchStatus Pattern::searchClass(const EGraph& g, ClassId c, Matches& out,
   if (budget.max_matches == 0) return SearchStatus::kMatchLimit;
   if (!run.prepareGround()) return SearchStatus::kComplete;
   run.searchClass(g.find(c));
-  if (may_duplicate_) dedupRows(out.rows_, out.stride_);
+  if (may_duplicate_) dedupRows(out);
   return run.status();
 }
 

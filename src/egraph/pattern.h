@@ -86,31 +86,43 @@ class Subst {
   uint32_t nvars_, nattrs_;
 };
 
-// The matches of one search: (class, substitution) rows in a flat array (no allocation per
-// match). Rows are grouped by class, classes ascending; the same (class, substitution) never
-// appears twice.
+// The matches of one search: (class, substitution) rows stored in fixed-size chunks (no
+// allocation per match, no copying as it grows, and clear() keeps the chunks for the next search).
+// Rows are grouped by class, classes ascending; the same (class, substitution) never appears
+// twice. Indices must be < size().
 class MatchRun;
 
 class Matches {
  public:
-  size_t size() const { return stride_ == 0 ? 0 : rows_.size() / stride_; }
-  bool empty() const { return rows_.empty(); }
-  ClassId eclass(size_t i) const { return ClassId(rows_[i * stride_]); }
-  Subst subst(size_t i) const { return Subst(&rows_[i * stride_ + 1], nvars_, nattrs_); }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  ClassId eclass(size_t i) const { return ClassId(row(i)[0]); }
+  Subst subst(size_t i) const { return Subst(row(i) + 1, nvars_, nattrs_); }
   void clear() {
-    rows_.clear();
+    size_ = 0;
     last_class_ = ClassId();
   }
   // The class of the last match; after SearchStatus::kMatchLimit, every root class up to and
   // including it was searched completely (continue with first_class = lastClass() + 1).
   ClassId lastClass() const { return last_class_; }
-  size_t memoryBytes() const { return rows_.capacity() * sizeof(uint32_t); }
+  size_t memoryBytes() const {
+    return chunks_.size() * kRowsPerChunk * stride_ * sizeof(uint32_t) +
+           chunks_.capacity() * sizeof(void*);
+  }
 
  private:
   friend class Pattern;
   friend class MatchRun;
+  static constexpr size_t kRowsPerChunk = 4096;
+  const uint32_t* row(size_t i) const {
+    return chunks_[i / kRowsPerChunk].get() + (i % kRowsPerChunk) * stride_;
+  }
+  // Starts a search for rows of `stride` words (chunks of another stride are dropped).
+  void reset(uint32_t nvars, uint32_t nattrs);
+  uint32_t* appendRow();
   uint32_t stride_ = 0, nvars_ = 0, nattrs_ = 0;
-  std::vector<uint32_t> rows_;
+  size_t size_ = 0;
+  std::vector<std::unique_ptr<uint32_t[]>> chunks_;
   ClassId last_class_;
 };
 
@@ -204,6 +216,7 @@ class Pattern {
 
   Pattern() = default;
   void compile();
+  static void dedupRows(Matches& m);
   bool predicateHolds(int32_t pred, const AttrTable& table, AttrId a) const;
 
   std::vector<Node> nodes_;  // children before parents; the root is last
