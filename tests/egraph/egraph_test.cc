@@ -239,6 +239,35 @@ TEST(EGraph, SelfReferenceThroughUnion) {
   EXPECT_NO_THROW(g.checkInvariants());
 }
 
+TEST(EGraph, PropagateGivesExactCountsWithoutTheIndex) {
+  TestLang L;
+  EGraph g(L.lang);
+  ClassId a = g.add(L.a, {}), b = g.add(L.b, {});
+  ClassId ua = g.add(L.u, {a}), ub = g.add(L.u, {b});
+  g.rebuild();
+  g.unite(a, b);
+  EXPECT_EQ(g.nodeCount(), 4u);  // u(b) is still a separate node until congruence is restored
+  EXPECT_GT(g.pendingWork(), 0u);
+  EXPECT_EQ(g.propagate(), 1u);
+  EXPECT_EQ(g.nodeCount(), 3u);
+  EXPECT_EQ(g.classCount(), 2u);
+  EXPECT_TRUE(g.same(ua, ub));
+  EXPECT_EQ(g.pendingWork(), 0u);
+  EXPECT_FALSE(g.clean());  // the index is not rebuilt yet
+  std::vector<NodeId> dirty;
+  g.forEachNode(a, [&](NodeId n) { dirty.push_back(n); });
+  EXPECT_EQ(dirty.size(), 2u);
+  EXPECT_THROW(g.classes(), EGraphError);
+  EXPECT_EQ(g.rebuild(), 0u);
+  EXPECT_TRUE(g.clean());
+  std::vector<NodeId> clean;
+  g.forEachNode(a, [&](NodeId n) { clean.push_back(n); });
+  std::sort(dirty.begin(), dirty.end());
+  std::sort(clean.begin(), clean.end());
+  EXPECT_EQ(dirty, clean);
+  EXPECT_NO_THROW(g.checkInvariants());
+}
+
 TEST(EGraph, InvalidUseThrowsClearErrors) {
   TestLang L;
   EGraph g(L.lang);

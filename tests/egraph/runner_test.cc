@@ -200,10 +200,16 @@ TEST(Runner, HookSeesEveryIterationAndCanStop) {
     EXPECT_TRUE(eg.clean());
     EXPECT_EQ(it.nodes, eg.nodeCount());
     seen.push_back(it.index);
+    if (it.index == 0) eg.add(L.f, {eg.add(L.c, {}), eg.add(L.b, {})});  // the hook may add
     return it.index == 2;  // stop after the third iteration
   });
   RunReport r = runner.run(rules);
   EXPECT_EQ(r.stop, StopReason::kHookStop);
+  EXPECT_TRUE(g.clean());
+  EXPECT_TRUE(
+      g.lookup(L.f, kNoAttr,
+               std::vector<ClassId>{*g.lookup(L.b, kNoAttr, {}), *g.lookup(L.c, kNoAttr, {})})
+          .has_value());  // the rules saw the hook's node: comm-f applied to it
   EXPECT_EQ(seen, (std::vector<size_t>{0, 1, 2}));
   EXPECT_EQ(r.iterations.size(), 3u);
   EXPECT_EQ(r.iterations.back().stop, StopReason::kHookStop);
