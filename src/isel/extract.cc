@@ -50,7 +50,7 @@ bool CandidateExtractor::allowed(NodeId n, uint32_t ctx) const {
   if (ctx == results_context_) return e.op() == ir_.resultsOp();
   if (e.op() == ir_.resultsOp()) return false;
   if (e.op() == ir_.piiOp()) return ir_.piiDesc(e.attr()).buffer == static_cast<int>(ctx);
-  if (e.op() == ir_.inputOp()) return ctx == 0;
+  if (e.op() == ir_.inputOp() || e.op() == ir_.undefOp()) return ctx == 0;
   auto opcode = ir_.opcodeOf(e.op());
   if (!opcode) return false;
   if (*opcode == HloOpcode::kConstant) return ctx == 0;
@@ -117,6 +117,9 @@ PiiGraph CandidateExtractor::toGraph(const egraph::Term& t) const {
       call_desc = ir_.piiDesc(tn.attr);
       output = call_desc.output;
       key = Key{call_desc.unit, call_desc.case_index, call_desc.alpha, 0, 0, operands};
+    } else if (tn.op == ir_.undefOp()) {
+      // Every undefined region is its own value: an overwriting store works in place on it.
+      key = Key{-2, static_cast<int32_t>(i), {}, tn.attr.value, tn.context, operands};
     } else {
       key = Key{-1, 0, {}, tn.attr.value, tn.context, operands};
     }
@@ -139,6 +142,9 @@ PiiGraph CandidateExtractor::toGraph(const egraph::Term& t) const {
       } else if (tn.op == ir_.inputOp()) {
         node.kind = PiiKind::kInput;
         node.parameter = ir_.inputDesc(tn.attr).parameter;
+        node.outputs.assign(1, -1);
+      } else if (tn.op == ir_.undefOp()) {
+        node.kind = PiiKind::kUndef;
         node.outputs.assign(1, -1);
       } else {
         const OpDesc& d = ir_.opDesc(tn.attr);

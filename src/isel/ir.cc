@@ -246,6 +246,7 @@ IrLanguage::IrLanguage() : lang_(std::make_shared<egraph::Language>()) {
   input_op_ = lang_->addOp("input", 0);
   pii_op_ = lang_->addOp("pii", egraph::kVariadic);
   results_op_ = lang_->addOp("results", egraph::kVariadic);
+  undef_op_ = lang_->addOp("undef", 0);
   opcode_.resize(lang_->opCount());
   lang_->setAttrFormatter(
       [this](const egraph::Language&, OpId op, AttrId attr) { return describe(op, attr); });
@@ -344,6 +345,7 @@ std::string IrLanguage::describe(OpId op, AttrId attr) const {
     return "param" + std::to_string(in.parameter) + " u8[" + std::to_string(in.bytes) + "]";
   }
   if (op == results_op_) return "results";
+  if (op == undef_op_) return "undef " + opDesc(attr).shape.str();
   if (op == pii_op_) {
     const PiiDesc& p = piiDesc(attr);
     return "unit" + std::to_string(p.unit) + "(" + join(p.alpha, ",") + ")#" +
@@ -388,7 +390,7 @@ egraph::DidMerge ShapeAnalysis::merge(hlo::Shape& into, hlo::Shape from) {
 }
 
 uint8_t ConstAnalysis::make(const egraph::EGraph& g, const egraph::ENode& node) {
-  if (node.op() == ir_.inputOp()) return false;
+  if (node.op() == ir_.inputOp() || node.op() == ir_.undefOp()) return false;
   for (ClassId c : node.children()) {
     if (!data(g.find(c))) return false;
   }

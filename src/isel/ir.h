@@ -74,6 +74,9 @@ class IrLanguage {
   OpId piiOp() const { return pii_op_; }
   // The synthetic root over every kernel result (extraction enumerates all results at once).
   OpId resultsOp() const { return results_op_; }
+  // A value whose content does not matter (the old content of an HBM region an instruction
+  // overwrites completely). Its attribute is the type (an OpDesc of opcode kUnknown).
+  OpId undefOp() const { return undef_op_; }
   bool isHloOp(OpId op) const { return opcodeOf(op).has_value(); }
 
   AttrId encode(const OpDesc& desc);
@@ -102,7 +105,7 @@ class IrLanguage {
   std::shared_ptr<egraph::Language> lang_;
   std::vector<OpId> op_for_opcode_;                    // by HloOpcode
   std::vector<std::optional<hlo::HloOpcode>> opcode_;  // by OpId
-  OpId input_op_, pii_op_, results_op_;
+  OpId input_op_, pii_op_, results_op_, undef_op_;
   std::vector<Decoded> decoded_;  // by AttrId
 };
 

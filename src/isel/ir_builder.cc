@@ -57,6 +57,14 @@ ClassId IrBuilder::constant(hlo::Literal literal) {
   return add(std::move(d), {});
 }
 
+ClassId IrBuilder::undef(const hlo::Shape& type) {
+  OpDesc d;
+  d.opcode = HloOpcode::kUnknown;
+  d.shape = type;
+  d.shape.clearLayouts();
+  return g_.add(ir_.undefOp(), ir_.encode(d));
+}
+
 ClassId IrBuilder::unary(HloOpcode op, ClassId x) {
   OpDesc d;
   d.opcode = op;

@@ -21,6 +21,7 @@ class IrBuilder {
   ClassId add(OpDesc desc, std::span<const ClassId> children);
 
   ClassId constant(hlo::Literal literal);
+  ClassId undef(const hlo::Shape& type);
   ClassId unary(hlo::HloOpcode op, ClassId x);
   ClassId binary(hlo::HloOpcode op, ClassId a, ClassId b);
   ClassId convert(ClassId x, hlo::PrimitiveType type);

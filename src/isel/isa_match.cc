@@ -85,6 +85,31 @@ bool isIdentityOp(HloOpcode op, const hlo::Shape& operand, const hlo::Shape& res
   }
 }
 
+// The literal value of a constant that does not depend on α, if it is a scalar splat.
+std::optional<double> splatValue(const SymOp& op) {
+  if (op.opcode != HloOpcode::kConstant) return std::nullopt;
+  if (op.literal.kind == taidl::LiteralValue::Kind::kFloat) return op.literal.number;
+  if (op.literal.kind == taidl::LiteralValue::Kind::kExpr) {
+    if (auto v = op.literal.expr.constantValue()) return static_cast<double>(*v);
+  }
+  return std::nullopt;
+}
+
+// The identity element of a binary operator (x op e == x), if it has one usable on the right.
+std::optional<double> identityElement(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kSubtract:
+    case HloOpcode::kOr:
+    case HloOpcode::kXor:
+      return 0.0;
+    case HloOpcode::kMultiply:
+      return 1.0;
+    default:
+      return std::nullopt;
+  }
+}
+
 std::vector<int64_t> inversePerm(const std::vector<int64_t>& perm) {
   std::vector<int64_t> inv(perm.size());
   for (size_t i = 0; i < perm.size(); ++i)
@@ -178,7 +203,7 @@ AlphaSolver::Outcome AlphaSolver::tryUnify(const Expr& e, int64_t value) {
 bool AlphaSolver::unify(const Expr& e, int64_t value) {
   Outcome o = tryUnify(e, value);
   if (o == Outcome::kContradiction) return false;
-  if (o == Outcome::kDeferred) pending_.emplace_back(&e, value);
+  if (o == Outcome::kDeferred) pending_.emplace_back(e, value);
   return o == Outcome::kDeferred || settle();
 }
 
@@ -187,7 +212,7 @@ bool AlphaSolver::settle() {
   while (progress && !pending_.empty()) {
     progress = false;
     for (size_t i = 0; i < pending_.size();) {
-      Outcome o = tryUnify(*pending_[i].first, pending_[i].second);
+      Outcome o = tryUnify(pending_[i].first, pending_[i].second);
       if (o == Outcome::kContradiction) return false;
       if (o == Outcome::kOk) {
         pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
@@ -202,11 +227,24 @@ bool AlphaSolver::settle() {
 
 // ---- matching -------------------------------------------------------------------------------
 
+// How a pattern node was matched when it was not matched to an e-node of its own opcode.
+enum Skip : uint8_t {
+  kMatched = 0,
+  kIdentityOp = 1,       // an operator that α makes the identity (pad by zeros, full slice, ...)
+  kIdentityElement = 2,  // add/subtract/multiply/... with its identity element as other operand
+  kIdentityDot =
+      3,           // an integer dot with an identity matrix as one operand (ACT's x -> dot(x, eye))
+  kOverwrite = 4,  // a dynamic-update-slice whose update covers its operand: the update
+};
+
 struct IsaMatcher::State {
   std::vector<ClassId> cls;
   std::vector<NodeId> enode;
   std::vector<uint8_t> skipped;
   AlphaSolver alpha;
+  std::vector<std::pair<int32_t, int32_t>>
+      identity_dots;                  // (dot node, operand that is the identity)
+  std::vector<int32_t> undef_leaves;  // leaves whose value does not matter (overwritten regions)
 };
 
 struct IsaMatcher::Accepted {
@@ -283,6 +321,14 @@ bool unifyAttrs(const SymOp& op, const OpDesc& d, AlphaSolver& a) {
   return true;
 }
 
+bool IsaMatcher::isLeaf(const UnitPattern& p, int32_t node) {
+  if (p.nodes[static_cast<size_t>(node)].input >= 0) return true;
+  for (const UnitPattern::InputChain& in : p.inputs) {
+    if (in.leaf == node) return true;
+  }
+  return false;
+}
+
 void IsaMatcher::matchNode(const UnitPattern& p, int32_t node, ClassId c, State& s,
                            const std::function<void(State&)>& cont) {
   c = b_.egraph().find(c);
@@ -341,10 +387,57 @@ void IsaMatcher::matchNode(const UnitPattern& p, int32_t node, ClassId c, State&
   // The operator as an identity: its first operand is this very class.
   if (mayBeIdentity(op.opcode) && !pn.children.empty()) {
     State next = s;
-    if (!unifyType(op.type, shape, next.alpha)) return;
-    next.cls[n] = c;
-    next.skipped[n] = 1;
-    matchNode(p, pn.children[0], c, next, cont);
+    if (unifyType(op.type, shape, next.alpha)) {
+      next.cls[n] = c;
+      next.skipped[n] = kIdentityOp;
+      matchNode(p, pn.children[0], c, next, cont);
+    }
+  }
+  matchIdentityOperand(p, node, c, s, cont);
+}
+
+// `x op e` where e is op's identity element, and integer `dot(x, I)` / `dot(I, x)`: the class
+// matches the operand x itself (for the dot, phase 1 will load an identity matrix as I).
+void IsaMatcher::matchIdentityOperand(const UnitPattern& p, int32_t node, ClassId c, State& s,
+                                      const std::function<void(State&)>& cont) {
+  const size_t n = static_cast<size_t>(node);
+  const PatternNode& pn = p.nodes[n];
+  const SymOp& op = p.sym->ops[static_cast<size_t>(pn.op)];
+  if (pn.children.size() != 2) return;
+  auto child_op = [&](int32_t k) -> const SymOp& {
+    return p.sym->ops[static_cast<size_t>(
+        p.nodes[static_cast<size_t>(pn.children[static_cast<size_t>(k)])].op)];
+  };
+  if (auto e = identityElement(op.opcode)) {
+    for (int32_t k : {1, 0}) {
+      if (k == 0 && op.opcode == HloOpcode::kSubtract) continue;
+      auto v = splatValue(child_op(k));
+      if (!v || *v != *e) continue;
+      State next = s;
+      if (!unifyType(op.type, b_.shape(c), next.alpha)) continue;
+      next.cls[n] = c;
+      next.skipped[n] = kIdentityElement;
+      matchNode(p, pn.children[static_cast<size_t>(1 - k)], c, next, cont);
+    }
+  }
+  if (op.opcode == HloOpcode::kDynamicUpdateSlice) matchOverwrite(p, node, c, s, cont);
+  if (op.opcode == HloOpcode::kDot && hlo::isInteger(op.type.dtype)) {
+    for (int32_t k : {1, 0}) {
+      // The identity operand must be an input (possibly widened by converts): phase 1 supplies it.
+      int32_t leaf = pn.children[static_cast<size_t>(k)];
+      while (p.nodes[static_cast<size_t>(leaf)].input < 0 && !isLeaf(p, leaf) &&
+             p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(leaf)].op)].opcode ==
+                 HloOpcode::kConvert) {
+        leaf = p.nodes[static_cast<size_t>(leaf)].children[0];
+      }
+      if (!isLeaf(p, leaf) || s.cls[static_cast<size_t>(leaf)].valid()) continue;
+      State next = s;
+      if (!unifyType(op.type, b_.shape(c), next.alpha)) continue;
+      next.cls[n] = c;
+      next.skipped[n] = kIdentityDot;
+      next.identity_dots.emplace_back(node, k);
+      matchNode(p, pn.children[static_cast<size_t>(1 - k)], c, next, cont);
+    }
   }
 }
 
@@ -359,7 +452,111 @@ void IsaMatcher::matchChildren(const UnitPattern& p, int32_t node, std::vector<C
             [&](State& next) { matchChildren(p, node, kids, i + 1, next, cont); });
 }
 
+// dynamic-update-slice(x, u, 0...) where u covers x is u; x (the old content of a region the
+// unit overwrites) becomes an undefined operand.
+void IsaMatcher::matchOverwrite(const UnitPattern& p, int32_t node, ClassId c, State& s,
+                                const std::function<void(State&)>& cont) {
+  const size_t n = static_cast<size_t>(node);
+  const PatternNode& pn = p.nodes[n];
+  const SymOp& op = p.sym->ops[static_cast<size_t>(pn.op)];
+  auto child_op = [&](size_t k) -> const SymOp& {
+    return p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(pn.children[k])].op)];
+  };
+  for (size_t k = 2; k < pn.children.size(); ++k) {
+    auto v = splatValue(child_op(k));
+    if (!v || *v != 0) return;
+  }
+  int32_t leaf = pn.children[0];
+  while (!isLeaf(p, leaf))
+    return;  // the old content must come straight from an input chain
+  const SymOp& x = child_op(0);
+  const SymOp& u = child_op(1);
+  if (x.type.dims.size() != u.type.dims.size()) return;
+  State next = s;
+  if (!unifyType(op.type, b_.shape(c), next.alpha)) return;
+  for (size_t i = 0; i < x.type.dims.size(); ++i) {
+    if (!next.alpha.unify(Expr::binary(taidl::ExprOp::kSub, x.type.dims[i], u.type.dims[i]), 0))
+      return;
+  }
+  next.cls[n] = c;
+  next.skipped[n] = kOverwrite;
+  next.undef_leaves.push_back(leaf);
+  matchNode(p, pn.children[1], c, next, cont);
+}
+
+// Pads and slices in the cut chains are used only as identities: their attributes give α.
+bool IsaMatcher::unifyIdentityLinks(const UnitPattern& p, State& s) {
+  auto link = [&](int32_t node) -> bool {
+    const PatternNode& pn = p.nodes[static_cast<size_t>(node)];
+    if (pn.input >= 0) return true;
+    const SymOp& op = p.sym->ops[static_cast<size_t>(pn.op)];
+    if (!isIdentityLink(op.opcode)) return true;
+    const SymOp& operand =
+        p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(pn.children[0])].op)];
+    const OpAttr* a = findAttr(op, op.opcode == HloOpcode::kPad ? "padding" : "slice");
+    if (a == nullptr) return false;
+    for (size_t i = 0; i < a->ranges.size(); ++i) {
+      const taidl::RangeExpr& r = a->ranges[i];
+      if (!s.alpha.unify(r.start, 0)) return false;
+      if (op.opcode == HloOpcode::kPad) {
+        if (!s.alpha.unify(r.limit, 0) || (!r.stride.empty() && !s.alpha.unify(r.stride, 0)))
+          return false;
+      } else {
+        if (!r.stride.empty() && !s.alpha.unify(r.stride, 1)) return false;
+        if (!s.alpha.unify(Expr::binary(taidl::ExprOp::kSub, r.limit, operand.type.dims[i]), 0))
+          return false;
+      }
+    }
+    return true;
+  };
+  for (int32_t n : p.out_chain) {
+    if (!link(n)) return false;
+  }
+  for (const UnitPattern::InputChain& in : p.inputs) {
+    for (int32_t n : in.chain) {
+      if (!link(n)) return false;
+    }
+  }
+  return s.alpha.settle();
+}
+
 // ---- verification ---------------------------------------------------------------------------
+
+// Checks that pattern node `node`, skipped by the match, is an identity for the solved α.
+std::string IsaMatcher::checkIdentity(const UnitPattern& p, int32_t node, const State& s,
+                                      const taidl::EvalEnv& env,
+                                      const taidl::ReducerFn& reducer) const {
+  const PatternNode& pn = p.nodes[static_cast<size_t>(node)];
+  const SymOp& op = p.sym->ops[static_cast<size_t>(pn.op)];
+  hlo::Shape shape = taidl::evalType(op.type, env);
+  hlo::HloAttributes attrs =
+      taidl::evalOpAttrs(op.opcode, op.attrs, env, hlo::PrimitiveType::kInvalid, reducer);
+  auto operand_type = [&](size_t k) {
+    return taidl::evalType(
+        p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(pn.children[k])].op)].type, env);
+  };
+  if (s.skipped[static_cast<size_t>(node)] != kIdentityDot) {
+    if (!isIdentityOp(op.opcode, operand_type(0), shape, attrs)) {
+      return std::string(hlo::opcodeName(op.opcode)) + " is not an identity for this α";
+    }
+    return {};
+  }
+  // dot(x, I) with I square over x's last dimension, or dot(I, x) over x's first.
+  int32_t k = -1;
+  for (auto [dot, which] : s.identity_dots) {
+    if (dot == node) k = which;
+  }
+  const hlo::DotDims dd = attrs.dot_dims.value_or(hlo::DotDims{});
+  hlo::Shape eye = operand_type(static_cast<size_t>(k));
+  hlo::Shape x = operand_type(static_cast<size_t>(1 - k));
+  bool plain = dd.lhs_batch.empty() && dd.rhs_batch.empty() &&
+               dd.lhs_contracting == std::vector<int64_t>{1} &&
+               dd.rhs_contracting == std::vector<int64_t>{0} && eye.rank() == 2 && x.rank() == 2 &&
+               eye.dim(0) == eye.dim(1) && hlo::isInteger(shape.elementType()) &&
+               x.compatible(shape);
+  if (!plain) return "dot is not a product with an identity matrix for this α";
+  return {};
+}
 
 std::string IsaMatcher::verify(const UnitPattern& p, const State& s) const {
   if (!s.alpha.complete()) return "α could not be determined from the matched types";
@@ -388,16 +585,9 @@ std::string IsaMatcher::verify(const UnitPattern& p, const State& s) const {
           const hlo::Literal* have = literalOf(b_.egraph(), b_.ir(), s.cls[n]);
           if (have == nullptr || !want.bitwiseEqual(*have)) return "constant differs";
         }
-        if (s.skipped[n]) {
-          hlo::PrimitiveType rt = hlo::PrimitiveType::kInvalid;
-          if (op.opcode == HloOpcode::kReduce) rt = shape.elementType();
-          hlo::HloAttributes attrs = taidl::evalOpAttrs(op.opcode, op.attrs, env, rt, reducer);
-          hlo::Shape operand = taidl::evalType(
-              p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(pn.children[0])].op)].type,
-              env);
-          if (!isIdentityOp(op.opcode, operand, shape, attrs)) {
-            return std::string(hlo::opcodeName(op.opcode)) + " is not an identity for this α";
-          }
+        if (s.skipped[n] == kIdentityOp || s.skipped[n] == kIdentityDot) {
+          std::string why = checkIdentity(p, static_cast<int32_t>(n), s, env, reducer);
+          if (!why.empty()) return why;
         }
         continue;
       }
@@ -428,6 +618,22 @@ std::string IsaMatcher::verify(const UnitPattern& p, const State& s) const {
         if (r == nullptr || r->root()->opcode() != reducerOpcode(d.reducer))
           return "reducer differs";
       }
+    }
+    // Pads and slices inside the cut chains are only used where they are identities.
+    auto check_links = [&](const std::vector<int32_t>& chain) -> std::string {
+      for (int32_t link : chain) {
+        const PatternNode& ln = p.nodes[static_cast<size_t>(link)];
+        HloOpcode opc = p.sym->ops[static_cast<size_t>(ln.op)].opcode;
+        if (ln.input < 0 && isIdentityLink(opc)) {
+          std::string why = checkIdentity(p, link, s, env, reducer);
+          if (!why.empty()) return why;
+        }
+      }
+      return {};
+    };
+    if (std::string why = check_links(p.out_chain); !why.empty()) return why;
+    for (const UnitPattern::InputChain& in : p.inputs) {
+      if (std::string why = check_links(in.chain); !why.empty()) return why;
     }
   } catch (const ExprError& e) {
     return "α makes the semantics invalid: " + e.message;
@@ -477,21 +683,41 @@ ClassId IsaMatcher::invertChain(const UnitPattern& p, const std::vector<int32_t>
   return cur;
 }
 
-ClassId IsaMatcher::construct(const UnitPattern& p, const State& s) {
+ClassId IsaMatcher::construct(const UnitPattern& p, const State& matched) {
+  State s = matched;
   taidl::EvalEnv env = s.alpha.env();
   hlo::HloModule scratch("reducers");
   taidl::ReducerFn reducer = [&](HloOpcode op, hlo::PrimitiveType t) {
     return hlo::addScalarReducer(scratch, op, t);
   };
+  // Identity matrices the match assumed: they become constants (loaded like any other operand).
+  for (auto [dot, k] : s.identity_dots) {
+    int32_t leaf = p.nodes[static_cast<size_t>(dot)].children[static_cast<size_t>(k)];
+    while (!isLeaf(p, leaf))
+      leaf = p.nodes[static_cast<size_t>(leaf)].children[0];
+    hlo::Literal eye(taidl::evalType(
+        p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(leaf)].op)].type, env));
+    int64_t n = eye.shape().dim(0);
+    for (int64_t i = 0; i < n; ++i)
+      eye.setInt64(i * n + i, 1);
+    s.cls[static_cast<size_t>(leaf)] = b_.constant(std::move(eye));
+  }
   std::vector<ClassId> inputs;
-  for (const UnitPattern::InputChain& in : p.inputs) {
-    inputs.push_back(invertChain(p, in.chain, s.cls[static_cast<size_t>(in.leaf)], s));
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    const UnitPattern::InputChain& in = p.inputs[i];
+    bool undefined =
+        std::find(s.undef_leaves.begin(), s.undef_leaves.end(), in.leaf) != s.undef_leaves.end();
+    if (undefined) {
+      inputs.push_back(b_.undef(taidl::evalType(p.sym->inputs[i].type, env)));
+    } else {
+      inputs.push_back(invertChain(p, in.chain, s.cls[static_cast<size_t>(in.leaf)], s));
+    }
   }
   ClassId result = s.cls[static_cast<size_t>(p.skeleton_root)];
   for (auto it = p.out_chain.rbegin(); it != p.out_chain.rend(); ++it) {
     const SymOp& q = p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(*it)].op)];
     hlo::Shape shape = taidl::evalType(q.type, env);
-    if (q.opcode == HloOpcode::kCopy) continue;
+    if (q.opcode == HloOpcode::kCopy || isIdentityLink(q.opcode)) continue;
     OpDesc d;
     d.opcode = q.opcode;
     d.shape = shape;
@@ -523,7 +749,7 @@ bool IsaMatcher::tryPattern(int32_t pattern, ClassId x) {
           std::vector<uint8_t>(p.nodes.size(), 0), AlphaSolver(u.num_attrs, u.num_alpha)};
   std::vector<State> found;
   matchNode(p, p.skeleton_root, x, s, [&](State& m) {
-    if (found.size() < 16 && m.alpha.settle()) found.push_back(m);
+    if (found.size() < 16 && m.alpha.settle() && unifyIdentityLinks(p, m)) found.push_back(m);
   });
   if (found.empty()) {
     fail(pattern, x, "operands do not have the instruction's structure or types");
@@ -548,7 +774,8 @@ bool IsaMatcher::tryPureMovement(int32_t pattern, ClassId t) {
   State s{std::vector<ClassId>(p.nodes.size()), std::vector<NodeId>(p.nodes.size()),
           std::vector<uint8_t>(p.nodes.size(), 0), AlphaSolver(u.num_attrs, u.num_alpha)};
   const SymOp& root = p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(p.root)].op)];
-  if (!unifyType(root.type, b_.shape(t), s.alpha) || !s.alpha.settle()) return false;
+  if (!unifyType(root.type, b_.shape(t), s.alpha) || !s.alpha.settle() || !unifyIdentityLinks(p, s))
+    return false;
   s.cls[static_cast<size_t>(p.root)] = t;
   std::string why = verify(p, s);
   if (!why.empty()) {
@@ -596,10 +823,8 @@ size_t IsaMatcher::run() {
         tryPureMovement(static_cast<int32_t>(pi), c);
         continue;
       }
-      bool candidate = mayBeIdentity(top.opcode) || top.opcode == HloOpcode::kConstant;
-      for (NodeId n : g.nodes(c))
-        candidate |= b_.ir().opcodeOf(g.node(n).op()) == top.opcode;
-      if (candidate) tryPattern(static_cast<int32_t>(pi), c);
+      // Every class of the right type is a candidate: the root may match by an identity skip.
+      tryPattern(static_cast<int32_t>(pi), c);
     }
   }
   size_t before = g.nodeCount();

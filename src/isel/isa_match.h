@@ -52,7 +52,7 @@ class AlphaSolver {
   int32_t num_alpha_ = 0;
   std::vector<int64_t> values_;
   std::vector<uint8_t> known_;
-  std::vector<std::pair<const taidl::Expr*, int64_t>> pending_;
+  std::vector<std::pair<taidl::Expr, int64_t>> pending_;
 };
 
 // Why the closest matches of a unit failed, for "no instruction can compute X" diagnostics.
@@ -85,7 +85,16 @@ class IsaMatcher {
                  const std::function<void(State&)>& cont);
   void matchChildren(const UnitPattern& p, int32_t node, std::vector<ClassId> kids, size_t i,
                      State& s, const std::function<void(State&)>& cont);
+  void matchIdentityOperand(const UnitPattern& p, int32_t node, ClassId c, State& s,
+                            const std::function<void(State&)>& cont);
+  static bool isLeaf(const UnitPattern& p, int32_t node);
+  void matchOverwrite(const UnitPattern& p, int32_t node, ClassId c, State& s,
+                      const std::function<void(State&)>& cont);
+  bool unifyIdentityLinks(const UnitPattern& p, State& s);
   std::string verify(const UnitPattern& p, const State& s) const;
+  std::string checkIdentity(
+      const UnitPattern& p, int32_t node, const State& s, const taidl::EvalEnv& env,
+      const std::function<hlo::HloComputation*(hlo::HloOpcode, hlo::PrimitiveType)>& reducer) const;
   ClassId construct(const UnitPattern& p, const State& s);
   ClassId invertChain(const UnitPattern& p, const std::vector<int32_t>& chain, ClassId top,
                       const State& s);

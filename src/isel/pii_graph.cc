@@ -60,6 +60,9 @@ std::string PiiGraph::str(const taidl::Isa& isa, const UnitSet& units) const {
       case PiiKind::kConstant:
         out += "constant " + n.literal->shape().str();
         break;
+      case PiiKind::kUndef:
+        out += "undef";
+        break;
       case PiiKind::kSliceView:
         out += "slice[" + join(n.view_start, ",") + " : " + join(n.view_limit, ",") + "](" +
                value(n.operands[0]) + ")";

@@ -18,7 +18,8 @@
 
 namespace tacit::isel {
 
-enum class PiiKind : uint8_t { kInput, kConstant, kCall, kSliceView, kConcatView };
+// kUndef: an HBM region whose old content does not matter (an operand the instruction overwrites).
+enum class PiiKind : uint8_t { kInput, kConstant, kCall, kSliceView, kConcatView, kUndef };
 
 struct PiiValue {
   int32_t producer = -1;  // node index

@@ -45,10 +45,19 @@ UnitPattern patternFor(int32_t unit, int32_t case_index, int32_t output, const t
   return p;
 }
 
+// A link of a movement chain: an invertible movement, or a pad/slice that the rule will only use
+// where α makes it the identity (the padding value of a pad must be a constant).
 bool isChainLink(const UnitPattern& p, int32_t node) {
   const PatternNode& n = p.nodes[static_cast<size_t>(node)];
-  if (n.input >= 0 || n.children.size() != 1) return false;
-  return isInvertibleMovement(p.sym->ops[static_cast<size_t>(n.op)].opcode);
+  if (n.input >= 0 || n.children.empty()) return false;
+  HloOpcode op = p.sym->ops[static_cast<size_t>(n.op)].opcode;
+  if (op == HloOpcode::kPad) {
+    const PatternNode& value = p.nodes[static_cast<size_t>(n.children[1])];
+    return value.input < 0 &&
+           p.sym->ops[static_cast<size_t>(value.op)].opcode == HloOpcode::kConstant;
+  }
+  if (n.children.size() != 1) return false;
+  return isInvertibleMovement(op) || isIdentityLink(op);
 }
 
 // Cuts the movement chains at the output and above each input.
@@ -92,6 +101,10 @@ void cutChains(UnitPattern& p) {
 }
 
 }  // namespace
+
+bool isIdentityLink(HloOpcode op) {
+  return op == HloOpcode::kPad || op == HloOpcode::kSlice;
+}
 
 bool isInvertibleMovement(HloOpcode op) {
   return op == HloOpcode::kReshape || op == HloOpcode::kBitcastConvert ||

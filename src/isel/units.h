@@ -4,7 +4,8 @@
 // register-free. For every case of its semantics and every output it writes, the output's value
 // graph becomes a pattern: a DAG of HLO operators over the unit's inputs, with types and operator
 // attributes given as expressions over α. Chains of invertible data movement (reshape,
-// bitcast-convert, transpose, reverse, copy) next to the inputs and at the output are cut off the
+// bitcast-convert, transpose, reverse, copy — and pads/slices where α makes them identities) next
+// to the inputs and at the output are cut off the
 // pattern: the matcher constructs them instead of requiring the kernel to spell them the same way,
 // and the view pass (passes.h) decides whether what it constructed is something the kernel has.
 #pragma once
@@ -67,5 +68,8 @@ struct UnitSet {
 UnitSet buildUnits(const taidl::Isa& isa);
 
 bool isInvertibleMovement(hlo::HloOpcode op);
+// Chain links that are not invertible in general: rules use them only where α makes them the
+// identity (a pad by zero elements, a full slice).
+bool isIdentityLink(hlo::HloOpcode op);
 
 }  // namespace tacit::isel

@@ -39,5 +39,27 @@ TEST(Selector, QkvAttentionFirstCandidateIsThePublishedNineInstructions) {
   EXPECT_EQ(got, std::multiset<std::string>(expected.begin(), expected.end())) << text;
 }
 
+TEST(Selector, GemminiLibraryKernelsAndCompositionsAllHaveCandidates) {
+  taidl::Isa isa = taidl::loadIsaFile(example("isa/gemmini.taidl"));
+  for (const char* k : {"add", "matmul", "mac", "add3", "add4", "mm_add_mm", "mac_add", "mm3",
+                        "mm3_add_a", "mm3_add_d", "mm4_a", "mm4_d"}) {
+    SCOPED_TRACE(k);
+    auto kernel = loadKernel(std::string("examples/gemmini/") + k + ".hlo");
+    Selector sel(isa, *kernel);
+    SaturationStats stats = sel.saturate();
+    EXPECT_EQ(stats.stop, SaturationStop::kSaturated);
+    auto first = sel.extractor({})->next();
+    ASSERT_TRUE(first.has_value());
+    // Intermediates stay on chip: one store to HBM per kernel result.
+    size_t stores = 0;
+    for (const PiiNode& n : first->nodes) {
+      if (n.kind != PiiKind::kCall) continue;
+      for (int32_t v : n.outputs)
+        stores += first->values[static_cast<size_t>(v)].buffer == 0;
+    }
+    EXPECT_EQ(stores, 1u) << first->str(isa, sel.units());
+  }
+}
+
 }  // namespace
 }  // namespace tacit::isel
