@@ -14,10 +14,12 @@ HloBuilder::HloBuilder(std::string computation_name)
     : computation_(std::make_unique<HloComputation>(std::move(computation_name))) {}
 
 std::string HloBuilder::uniqueName(std::string base) {
-  std::string name = base;
-  for (int i = 1; std::find(names_.begin(), names_.end(), name) != names_.end(); ++i) {
-    name = base + "." + std::to_string(i);
-  }
+  if (!names_.count(base)) return base;
+  int& i = next_suffix_[base];
+  std::string name;
+  do {
+    name = base + "." + std::to_string(++i);
+  } while (names_.count(name));
   return name;
 }
 
@@ -36,11 +38,11 @@ HloInstruction* HloBuilder::append(std::unique_ptr<HloInstruction> inst, std::st
   } else {
     bool valid = isIdentStart(name[0]) && std::all_of(name.begin(), name.end(), isIdentChar);
     if (!valid) fail("builder: '" + name + "' is not a valid instruction name");
-    if (std::find(names_.begin(), names_.end(), name) != names_.end()) {
+    if (names_.count(name)) {
       fail("builder: duplicate instruction name '" + name + "'");
     }
   }
-  names_.push_back(name);
+  names_.insert(name);
   inst->setName(std::move(name));
   return computation_->addInstruction(std::move(inst));
 }

@@ -22,6 +22,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "hlo/instruction.h"
@@ -115,7 +117,8 @@ class HloBuilder {
   std::string uniqueName(std::string base);
 
   std::unique_ptr<HloComputation> computation_;
-  std::vector<std::string> names_;
+  std::unordered_set<std::string> names_;
+  std::unordered_map<std::string, int> next_suffix_;  // per base name: keeps naming linear
 };
 
 // A scalar literal of an evaluable element type holding `value` (converted as `convert` does).

@@ -161,6 +161,8 @@ class Parser {
   void parseOperands(Scope& scope, HloOpcode opcode, const Shape* shape, HloInstruction* pending,
                      std::vector<HloInstruction*>* operands, size_t opcode_offset);
   HloInstruction* parseOperand(Scope& scope);
+  void singleInstruction(HloModule& m);
+  HloInstruction* newParameter(Scope& scope, const Shape& shape, std::string name, size_t offset);
   HloInstruction* lookupInstruction(Scope& scope, const Token& t);
   HloComputation* lookupComputation(const Token& t);
 
@@ -184,6 +186,7 @@ class Parser {
   Token tok_;
   size_t prev_end_ = 0;
   int depth_ = 0;
+  bool single_ = false;  // single-instruction mode: undefined operands become parameters
   HloModule* module_ = nullptr;
   std::unordered_map<std::string, HloComputation*> computations_;
   std::vector<HloComputation*> generated_computations_;
@@ -719,6 +722,13 @@ std::unique_ptr<HloModule> Parser::module() {
     bool computation_start =
         tok_.isIdent("ENTRY") || ((tok_.is(Tok::kName) || tok_.is(Tok::kIdent)) &&
                                   (next.is(Tok::kLBrace) || next.is(Tok::kLParen)));
+    bool instruction_start =
+        tok_.isIdent("ROOT") || atShapeStart() ||
+        ((tok_.is(Tok::kName) || tok_.is(Tok::kIdent)) && next.is(Tok::kEqual));
+    if (!computation_start && instruction_start) {
+      singleInstruction(*m);
+      return m;
+    }
     if (!computation_start) expected("'HloModule' or a computation");
   }
   HloComputation* entry = nullptr;
@@ -733,10 +743,11 @@ std::unique_ptr<HloModule> Parser::module() {
   m->setEntry(entry);
   if (!has_header) m->setName("module_" + entry->name());
   // Names for inline computations, unique among the module's computations.
+  int suffix = 0;
   for (HloComputation* c : generated_computations_) {
     std::string name = "_";
-    for (int i = 1; computations_.count(name); ++i)
-      name = "_." + std::to_string(i);
+    while (computations_.count(name))
+      name = "_." + std::to_string(++suffix);
     c->setName(name);
     computations_[name] = c;
   }
@@ -884,11 +895,13 @@ void Parser::finishScope(Scope& scope) {
     comp->addInstruction(std::move(inst));
   scope.pending.clear();
   comp->setRoot(scope.root ? scope.root : last);
+  std::unordered_map<std::string, int> next_suffix;  // per opcode: keeps naming linear
   for (HloInstruction* inst : scope.anonymous) {
     std::string base = std::string(inst->opcodeSpelling()) + ".anon";
     std::string name = base;
-    for (int i = 1; scope.names.count(name); ++i)
-      name = base + "." + std::to_string(i);
+    int& i = next_suffix[base];
+    while (scope.names.count(name))
+      name = base + "." + std::to_string(++i);
     inst->setName(name);
     scope.names[inst->name()] = inst;
   }
@@ -1030,7 +1043,19 @@ HloInstruction* Parser::parseOperand(Scope& scope) {
     scope.anonymous.push_back(operand);
     return operand;
   }
+  if (single_ && typed && (tok_.is(Tok::kComma) || tok_.is(Tok::kRParen))) {
+    return newParameter(scope, *typed, "", at);  // single-instruction mode: a bare shape
+  }
   if (!tok_.is(Tok::kName) && !tok_.is(Tok::kIdent)) expected("an operand");
+  if (single_ && !scope.names.count(tok_.text)) {
+    if (!typed) {
+      failHere("operand '" + std::string(tok_.text) + "' is undefined",
+               "in a single instruction, undefined operands become parameters: write their shape");
+    }
+    operand = newParameter(scope, *typed, std::string(tok_.text), at);
+    advance();
+    return operand;
+  }
   operand = lookupInstruction(scope, tok_);
   advance();
   if (typed && !typed->compatible(operand->shape())) {
@@ -1038,6 +1063,54 @@ HloInstruction* Parser::parseOperand(Scope& scope) {
                  " but is written as " + typed->shortStr());
   }
   return operand;
+}
+
+// Single-instruction mode (HLO-TEXT-GRAMMAR.md section 8): `[ROOT] [name =] shape opcode(...)
+// attrs` becomes a module with one computation; operands not defined yet become parameters.
+void Parser::singleInstruction(HloModule& m) {
+  single_ = true;
+  auto comp = std::make_unique<HloComputation>("entry");
+  comp->setLoc(locOf(tok_.begin));
+  Scope scope;
+  scope.comp = comp.get();
+  if (tok_.isIdent("ROOT")) advance();
+  size_t at = tok_.begin;
+  std::string name;
+  if (!atShapeStart()) {
+    name = parseNameToken("instruction name");
+    expect(Tok::kEqual, "after the instruction name");
+  }
+  HloInstruction* inst = parseInstructionRhs(scope, name, at, true);
+  if (name.empty()) {
+    scope.anonymous.push_back(inst);
+  } else if (scope.names.count(inst->name())) {
+    fail(at, "the instruction name '" + name + "' is also an operand name");
+  } else {
+    scope.names[inst->name()] = inst;
+  }
+  scope.root = inst;
+  if (!tok_.is(Tok::kEof)) expected("end of input after the instruction");
+  finishScope(scope);
+  m.setName("module_" + inst->name());
+  m.setEntry(m.addComputation(std::move(comp)));
+}
+
+HloInstruction* Parser::newParameter(Scope& scope, const Shape& shape, std::string name,
+                                     size_t offset) {
+  auto number = static_cast<int64_t>(scope.parameter_offsets.size());
+  if (name.empty()) {
+    name = "p" + std::to_string(number);
+    while (scope.names.count(name))
+      name += "_";
+  }
+  auto param = std::make_unique<HloInstruction>(HloOpcode::kParameter, std::move(name), shape);
+  param->setParameterNumber(number);
+  param->setLoc(locOf(offset));
+  HloInstruction* raw = param.get();
+  scope.parameter_offsets.emplace_back(raw, offset);
+  scope.pending.push_back(std::move(param));
+  scope.names[raw->name()] = raw;
+  return raw;
 }
 
 HloInstruction* Parser::lookupInstruction(Scope& scope, const Token& t) {

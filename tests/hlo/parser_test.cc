@@ -484,6 +484,25 @@ TEST(HloParser, UnspecifiedApiVersionIsAcceptedWithAWarning) {
   EXPECT_NO_THROW(verifyModule(*m));
 }
 
+TEST(HloParser, SingleInstructionMode) {
+  auto m = parse("add = f32[10] add(f32[10] x, f32[10])");
+  const HloComputation& c = *m->entry();
+  ASSERT_EQ(c.instructionCount(), 3);
+  EXPECT_EQ(c.parameter(0)->name(), "x");
+  EXPECT_EQ(c.parameter(1)->name(), "p1");
+  EXPECT_EQ(c.root()->name(), "add");
+  EXPECT_EQ(m->name(), "module_add");
+  verifyModule(*m);
+  canonical(printModule(*m));
+  auto unnamed = parse("ROOT f32[2,3] transpose(f32[3,2] a), dimensions={1,0}");
+  EXPECT_EQ(unnamed->entry()->root()->name(), "transpose.anon");
+  verifyModule(*unnamed);
+  EXPECT_NE(testing::diagnosticOf("y = f32[2] negate(x)").message.find("operand 'x' is undefined"),
+            std::string::npos);
+  EXPECT_NE(testing::diagnosticOf("y = f32[2] negate(f32[2] x) junk").message.find("end of input"),
+            std::string::npos);
+}
+
 TEST(HloParser, GenericValuesEndAtWhitespace) {
   // A generic attribute value is a run of adjacent tokens: the next line's `ROOT` is not part of
   // it.
