@@ -325,6 +325,16 @@ ROOT d = s32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0})",
                  lit("s32[]", "-255"));
 }
 
+TEST(Numerics, S16DotsWrapModulo2To32) {
+  // 2^30 + 2^30 - 2^15: the partial sum 2^31 wraps, the final sum is exact modulo 2^32.
+  EXPECT_LITERAL(
+      run(R"(a = s16[3] parameter(0)
+b = s16[3] parameter(1)
+ROOT d = s32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0})",
+          {lit("s16[3]", "{-32768, -32768, -32768}"), lit("s16[3]", "{-32768, -32768, 1}")}),
+      lit("s32[]", "2147450880"));
+}
+
 TEST(Numerics, ConvolutionMultipliesPaddingZeros) {
   // The zero padding is multiplied like data: 0 * inf = NaN reaches the edge outputs.
   Literal r = run(R"(x = f32[1,1,2] parameter(0)

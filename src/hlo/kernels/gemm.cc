@@ -4,6 +4,10 @@
 #include <cstring>
 #include <stdexcept>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include "hlo/kernels/scalar.h"
 
 namespace tacit::hlo::kernels {
@@ -159,6 +163,155 @@ PackFn<kAcc> packBFor(P src) {
   return dispatchEvaluable(src, [&]<P kSrc>() -> PackFn<kAcc> { return &packB<kSrc, kAcc>; });
 }
 
+#if defined(__AVX512F__) && defined(__AVX512VNNI__)
+// ---- int8/int16 GEMM on AVX512-VNNI ------------------------------------------------------------
+// vpdpwssd adds two s16 x s16 products to each 32-bit lane modulo 2^32. Operands that fit s16
+// (s8, u8, s16) are packed as pairs of consecutive k, and the wrap-around sums are exactly the
+// generic kernel's (integer sums modulo 2^32 do not depend on the order).
+constexpr bool kHaveVnni = true;
+
+bool vnniOperand(P t) {
+  return t == P::kS8 || t == P::kU8 || t == P::kS16;
+}
+
+template <P kSrc>
+inline uint32_t pairOf(const Native<kSrc>* s, int64_t stride, int64_t k, int64_t kc) {
+  auto lo = static_cast<uint16_t>(static_cast<int16_t>(s[0]));
+  auto hi = k + 1 < kc ? static_cast<uint16_t>(static_cast<int16_t>(s[stride])) : uint16_t{0};
+  return static_cast<uint32_t>(lo) | (static_cast<uint32_t>(hi) << 16);
+}
+
+template <P kSrc>
+void packAPairs(const MatrixView& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
+                uint32_t* dst) {
+  constexpr int kMR = Blocking<P::kU32>::kMR;
+  const auto* src = static_cast<const Native<kSrc>*>(a.data);
+  int64_t kp = (kc + 1) / 2;
+  for (int64_t ip = 0; ip < mc; ip += kMR) {
+    int64_t mr = std::min<int64_t>(kMR, mc - ip);
+    for (int64_t r = 0; r < kMR; ++r) {
+      const Native<kSrc>* s = src + (i0 + ip + r) * a.row_stride + p0 * a.col_stride;
+      for (int64_t q = 0; q < kp; ++q) {
+        dst[q * kMR + r] =
+            r < mr ? pairOf<kSrc>(s + 2 * q * a.col_stride, a.col_stride, 2 * q, kc) : 0;
+      }
+    }
+    dst += kMR * kp;
+  }
+}
+
+template <P kSrc>
+void packBPairs(const MatrixView& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                uint32_t* dst) {
+  constexpr int kN = kNR<P::kU32>;
+  const auto* src = static_cast<const Native<kSrc>*>(b.data);
+  int64_t kp = (kc + 1) / 2;
+  for (int64_t jp = 0; jp < nc; jp += kN) {
+    int64_t nr = std::min<int64_t>(kN, nc - jp);
+    for (int64_t q = 0; q < kp; ++q) {
+      const Native<kSrc>* s = src + (p0 + 2 * q) * b.row_stride + (j0 + jp) * b.col_stride;
+      for (int64_t j = 0; j < kN; ++j) {
+        dst[q * kN + j] = j < nr ? pairOf<kSrc>(s + j * b.col_stride, b.row_stride, 2 * q, kc) : 0;
+      }
+    }
+    dst += kN * kp;
+  }
+}
+
+using PairPackAFn = void (*)(const MatrixView&, int64_t, int64_t, int64_t, int64_t, uint32_t*);
+
+PairPackAFn pairPackA(P t) {
+  if (t == P::kS8) return &packAPairs<P::kS8>;
+  if (t == P::kU8) return &packAPairs<P::kU8>;
+  return &packAPairs<P::kS16>;
+}
+PairPackAFn pairPackB(P t) {
+  if (t == P::kS8) return &packBPairs<P::kS8>;
+  if (t == P::kU8) return &packBPairs<P::kU8>;
+  return &packBPairs<P::kS16>;
+}
+
+void vnniKernel(int64_t kp, const uint32_t* ap, const uint32_t* bp, uint32_t* c, int64_t ldc,
+                bool first) {
+  constexpr int kMR = Blocking<P::kU32>::kMR, kNV = Blocking<P::kU32>::kNV, kN = kNR<P::kU32>;
+  __m512i acc[kMR][kNV];
+#pragma GCC unroll 16
+  for (int r = 0; r < kMR; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < kNV; ++v) {
+      acc[r][v] = first ? _mm512_setzero_si512() : _mm512_loadu_si512(c + r * ldc + v * 16);
+    }
+  }
+  for (int64_t q = 0; q < kp; ++q) {
+    __m512i b[kNV];
+#pragma GCC unroll 8
+    for (int v = 0; v < kNV; ++v)
+      b[v] = _mm512_loadu_si512(bp + q * kN + v * 16);
+#pragma GCC unroll 16
+    for (int r = 0; r < kMR; ++r) {
+      __m512i a = _mm512_set1_epi32(static_cast<int>(ap[q * kMR + r]));
+#pragma GCC unroll 8
+      for (int v = 0; v < kNV; ++v)
+        acc[r][v] = _mm512_dpwssd_epi32(acc[r][v], a, b[v]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < kMR; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < kNV; ++v)
+      _mm512_storeu_si512(c + r * ldc + v * 16, acc[r][v]);
+  }
+}
+
+void gemmVnni(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, int64_t k,
+              uint32_t* c, int64_t ldc, GemmWorkspace& ws) {
+  using B = Blocking<P::kU32>;
+  constexpr int kMR = B::kMR, kN = kNR<P::kU32>;
+  PairPackAFn pack_a = pairPackA(a.type), pack_b = pairPackB(b.type);
+  auto* pa = reinterpret_cast<uint32_t*>(ws.packedA());
+  auto* pb = reinterpret_cast<uint32_t*>(ws.packedB());
+  for (int64_t jc = 0; jc < n; jc += B::kNC) {
+    int64_t nc = std::min(B::kNC, n - jc);
+    for (int64_t pc = 0; pc < k; pc += B::kKC) {
+      int64_t kc = std::min(B::kKC, k - pc), kp = (kc + 1) / 2;
+      pack_b(b, pc, kc, jc, nc, pb);
+      for (int64_t ic = 0; ic < m; ic += B::kMC) {
+        int64_t mc = std::min(B::kMC, m - ic);
+        pack_a(a, ic, mc, pc, kc, pa);
+        for (int64_t jr = 0; jr < nc; jr += kN) {
+          int64_t nr = std::min<int64_t>(kN, nc - jr);
+          const uint32_t* bp = pb + (jr / kN) * kN * kp;
+          for (int64_t ir = 0; ir < mc; ir += kMR) {
+            int64_t mr = std::min<int64_t>(kMR, mc - ir);
+            const uint32_t* ap = pa + (ir / kMR) * kMR * kp;
+            uint32_t* ct = c + (ic + ir) * ldc + jc + jr;
+            if (mr == kMR && nr == kN) {
+              vnniKernel(kp, ap, bp, ct, ldc, pc == 0);
+              continue;
+            }
+            alignas(64) uint32_t tile[kMR * kN] = {};
+            if (pc != 0) {
+              for (int64_t r = 0; r < mr; ++r)
+                std::memcpy(tile + r * kN, ct + r * ldc, sizeof(uint32_t) * nr);
+            }
+            vnniKernel(kp, ap, bp, tile, kN, pc == 0);
+            for (int64_t r = 0; r < mr; ++r)
+              std::memcpy(ct + r * ldc, tile + r * kN, sizeof(uint32_t) * nr);
+          }
+        }
+      }
+    }
+  }
+}
+#else
+constexpr bool kHaveVnni = false;
+bool vnniOperand(P) {
+  return false;
+}
+void gemmVnni(const MatrixView&, const MatrixView&, int64_t, int64_t, int64_t, uint32_t*, int64_t,
+              GemmWorkspace&) {}
+#endif
+
 template <P kAcc>
 void gemmTyped(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, int64_t k,
                Native<kAcc>* c, int64_t ldc, GemmWorkspace& ws) {
@@ -169,6 +322,12 @@ void gemmTyped(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, i
     for (int64_t i = 0; i < m; ++i)
       std::fill(c + i * ldc, c + i * ldc + n, Native<kAcc>{});
     return;
+  }
+  if constexpr (kAcc == P::kU32) {
+    if (kHaveVnni && vnniOperand(a.type) && vnniOperand(b.type)) {
+      gemmVnni(a, b, m, n, k, c, ldc, ws);
+      return;
+    }
   }
   PackFn<kAcc> pack_a = packAFor<kAcc>(a.type), pack_b = packBFor<kAcc>(b.type);
   auto* pa = reinterpret_cast<Native<kAcc>*>(ws.packedA());
