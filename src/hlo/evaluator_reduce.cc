@@ -154,6 +154,7 @@ class ScalarCall {
 // reduced dimensions), outermost first. Walking it in order visits the input row-major.
 struct ReduceNest {
   std::vector<int64_t> dims, in_strides, out_strides;
+  bool empty = false;  // the input has no elements: nothing to fold
 };
 
 ReduceNest makeReduceNest(const Shape& in, const std::vector<bool>& reduced) {
@@ -166,6 +167,7 @@ ReduceNest makeReduceNest(const Shape& in, const std::vector<bool>& reduced) {
     }
   }
   ReduceNest n;
+  n.empty = in.elementCount() == 0;
   for (int64_t d = 0; d < in.rank(); ++d) {
     int64_t size = in.dim(d), i = is[static_cast<size_t>(d)], o = os[static_cast<size_t>(d)];
     if (size == 1) continue;
@@ -186,6 +188,7 @@ ReduceNest makeReduceNest(const Shape& in, const std::vector<bool>& reduced) {
 template <typename Inner>
 void walk(const ReduceNest& n, Inner&& inner) {
   size_t r = n.dims.size();
+  if (n.empty) return;
   if (r == 0) {
     inner(int64_t{0}, int64_t{0}, int64_t{1}, int64_t{0}, int64_t{0});
     return;

@@ -626,3 +626,88 @@ TEST(EvalOps, ConvertAndBitcastConvert) {
 
 }  // namespace
 }  // namespace tacit::hlo
+
+namespace tacit::hlo {
+namespace {
+
+TEST(EvalOps, ZeroSizedArrays) {
+  Literal empty = lit("f32[0,3]", "{}");
+  EXPECT_LITERAL(
+      run("a = f32[0,3] parameter(0)\nROOT t = f32[3,0] transpose(a), dimensions={1,0}", {empty}),
+      lit("f32[3,0]", "{{}, {}, {}}"));
+  // A dot contracting an empty dimension gives zeros.
+  EXPECT_LITERAL(run(R"(a = f32[2,0] parameter(0)
+b = f32[0,2] parameter(1)
+ROOT d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0})",
+                     {lit("f32[2,0]", "{{}, {}}"), lit("f32[0,2]", "{}")}),
+                 lit("f32[2,2]", "{{0, 0}, {0, 0}}"));
+  // Reducing an empty dimension gives the init value.
+  EXPECT_LITERAL(eval(R"(HloModule m
+add { a = f32[] parameter(0)
+ b = f32[] parameter(1)
+ ROOT s = f32[] add(a, b) }
+ENTRY e {
+  p = f32[0,3] parameter(0)
+  z = f32[] constant(7)
+  ROOT r = f32[3] reduce(p, z), dimensions={0}, to_apply=add
+})",
+                      {empty}),
+                 lit("f32[3]", "{7, 7, 7}"));
+  EXPECT_LITERAL(run(R"(a = f32[0,3] parameter(0)
+b = f32[2,3] parameter(1)
+ROOT c = f32[2,3] concatenate(a, b), dimensions={0})",
+                     {empty, lit("f32[2,3]", "{{1, 2, 3}, {4, 5, 6}}")}),
+                 lit("f32[2,3]", "{{1, 2, 3}, {4, 5, 6}}"));
+  EXPECT_LITERAL(run("a = f32[0,3] parameter(0)\nz = f32[] constant(1)\nROOT p = f32[2,3] pad(a, "
+                     "z), padding=1_1x0_0",
+                     {empty}),
+                 lit("f32[2,3]", "{{1, 1, 1}, {1, 1, 1}}"));
+  EXPECT_LITERAL(run("a = f32[0,3] parameter(0)\nROOT n = f32[0,3] exponential(a)", {empty}),
+                 empty);
+  // Every other operation on empty operands or results.
+  std::string ops = R"(HloModule m
+add { a = f32[] parameter(0)
+ b = f32[] parameter(1)
+ ROOT s = f32[] add(a, b) }
+less { a = f32[] parameter(0)
+ b = f32[] parameter(1)
+ ROOT c = pred[] compare(a, b), direction=LT }
+ENTRY e {
+  a = f32[0,3] parameter(0)
+  z = f32[] constant(0)
+  rw = f32[0,2] reduce-window(a, z), window={size=1x2}, to_apply=add
+  so = f32[0,3] sort(a), dimensions={1}, to_apply=less
+  i = s32[] constant(1)
+  ds = f32[0,2] dynamic-slice(a, i, i), dynamic_slice_sizes={0,2}
+  u = f32[0,1] slice(a), slice={[0:0], [1:2]}
+  dus = f32[0,3] dynamic-update-slice(a, u, i, i)
+  sl = f32[0,1] slice(a), slice={[0:0], [0:1]}
+  b = f32[4,0] broadcast(z), dimensions={}
+  io = s32[0] iota(), iota_dimension=0
+  rv = f32[0,3] reverse(a), dimensions={0,1}
+  p = pred[0,3] compare(a, a), direction=LT
+  se = f32[0,3] select(p, a, a)
+  cl = f32[0,3] clamp(z, a, z)
+  mp = f32[0,3] map(a, a), dimensions={0,1}, to_apply=add
+  bc = f32[3,0]{0,1} bitcast(a)
+  cv = s32[0,3] convert(a)
+  rs = f32[3,0] reshape(a)
+  c1 = f32[1,1,2] constant({{{1, 2}}})
+  k1 = f32[1,1,3] constant({{{1, 1, 1}}})
+  cz = f32[1,1,0] convolution(c1, k1), window={size=3}, dim_labels=bf0_oi0->bf0
+  ROOT t = (f32[0,2], f32[0,3], f32[0,2], f32[0,3], f32[0,1], f32[4,0], s32[0], f32[0,3], f32[0,3], f32[0,3], f32[0,3], f32[3,0], s32[0,3], f32[3,0], f32[1,1,0]) tuple(rw, so, ds, dus, sl, b, io, rv, se, cl, mp, bc, cv, rs, cz)
+})";
+  Literal t = eval(ops, {empty});
+  ASSERT_EQ(t.elements().size(), 15u);
+  for (const Literal& e : t.elements())
+    EXPECT_EQ(e.elementCount(), 0) << e.shape().shortStr();
+  // A convolution over an empty input feature dimension is all zeros.
+  EXPECT_LITERAL(run(R"(x = f32[1,0,3] parameter(0)
+k = f32[2,0,1] parameter(1)
+ROOT c = f32[1,2,3] convolution(x, k), window={size=1}, dim_labels=bf0_oi0->bf0)",
+                     {lit("f32[1,0,3]", "{{}}"), lit("f32[2,0,1]", "{{}, {}}")}),
+                 lit("f32[1,2,3]", "{{{0, 0, 0}, {0, 0, 0}}}"));
+}
+
+}  // namespace
+}  // namespace tacit::hlo
