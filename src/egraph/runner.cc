@@ -101,9 +101,13 @@ bool BackoffScheduler::accept(size_t iteration, size_t rule, size_t matches) {
 
 bool BackoffScheduler::canStop(size_t iteration) {
   size_t earliest = SIZE_MAX;
-  for (const RuleState& s : state_)
-    if (s.banned_until > iteration) earliest = std::min(earliest, s.banned_until);
-  if (earliest == SIZE_MAX) return true;
+  bool banned = false;
+  for (const RuleState& s : state_) {
+    if (s.banned_until <= iteration) continue;
+    banned = true;
+    earliest = std::min(earliest, s.banned_until);
+  }
+  if (!banned) return true;
   size_t delta = earliest - iteration;
   for (RuleState& s : state_)
     if (s.banned_until > iteration) s.banned_until -= delta;
@@ -134,7 +138,12 @@ Runner& Runner::setHook(IterationHook hook) {
 
 RunReport Runner::run(std::span<const Rewrite> rules) {
   const auto start = Clock::now();
-  const auto deadline = start + limits_.max_time;
+  // A huge max_time means "no time limit"; adding it must not overflow the clock.
+  const auto room =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::time_point::max() - start);
+  const auto deadline = limits_.max_time >= room
+                            ? Clock::time_point::max()
+                            : start + std::chrono::duration_cast<Clock::duration>(limits_.max_time);
   RunReport report;
   scheduler_->reset(rules);
   matches_.resize(rules.size());

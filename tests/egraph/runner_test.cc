@@ -309,6 +309,17 @@ TEST(Runner, MatchBudgetChunksWithoutChangingTheResult) {
   EXPECT_GT(max_chunks, 3u);
 }
 
+TEST(Runner, UnboundedTimeLimitDoesNotOverflow) {
+  TestLang L;
+  EGraph g(L.lang);
+  sumOf(g, L, 4);
+  std::vector<Rewrite> rules = acRules(*L.lang);
+  Limits lim = limits(1'000'000, 1000, 60);
+  lim.max_time = std::chrono::nanoseconds::max();
+  Runner runner(g, lim);
+  EXPECT_EQ(runner.run(rules).stop, StopReason::kSaturated);
+}
+
 TEST(Runner, StartsAboveALimitWithoutIterating) {
   TestLang L;
   EGraph g(L.lang);
