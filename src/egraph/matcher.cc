@@ -159,6 +159,7 @@ class MatchRun {
         if (bind(in, root, nodes[i].value)) run(1);
       });
     }
+    if (limit_reached_ && !stopped_) status_ = SearchStatus::kMatchLimit;
   }
 
   void searchClass(ClassId c) {
