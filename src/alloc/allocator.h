@@ -1,0 +1,36 @@
+// Phase 2 (ACT-ALGORITHM.md §4): order the calls, assign every address with Gecode.
+//
+// Orders are tried Sethi–Ullman first, then the other topological orders. An order whose
+// interference graph equals one already tried, or contains one that was infeasible, is skipped:
+// constraints only grow with interference (φ1 ⊆ φ2 ∧ ¬CSP(φ1) ⇒ ¬CSP(φ2)). Infeasible and
+// "solver limit reached" are kept apart.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "alloc/csp.h"
+
+namespace tacit::alloc {
+
+struct AllocOptions {
+  std::chrono::milliseconds solver_time_limit{2000};  // per order
+  size_t max_orders = 64;                             // topological orders tried
+};
+
+enum class AllocStatus { kAllocated, kInfeasible, kLimit };
+
+struct AllocResult {
+  AllocStatus status = AllocStatus::kInfeasible;
+  Order order;
+  Placement placement;
+  size_t orders_tried = 0;
+  size_t orders_skipped = 0;
+  double solver_seconds = 0;
+  std::string reason;  // why no allocation (infeasible interference, a value too large, ...)
+};
+
+AllocResult allocate(const taidl::Isa& isa, const isel::UnitSet& units, const isel::PiiGraph& graph,
+                     const isel::ImportedKernel& kernel, const AllocOptions& options = {});
+
+}  // namespace tacit::alloc

@@ -1,0 +1,397 @@
+#include "alloc/csp.h"
+
+#include <gecode/int.hh>
+#include <gecode/minimodel.hh>
+#include <gecode/search.hh>
+
+#include <limits>
+#include <stdexcept>
+
+namespace tacit::alloc {
+namespace {
+
+using Gecode::BoolExpr;
+using Gecode::IntVar;
+using Gecode::LinIntExpr;
+
+constexpr int kBetaMin = -(1 << 30);
+constexpr int kBetaMax = 1 << 30;
+
+int toInt(int64_t v) {
+  if (v < std::numeric_limits<int>::min() / 2 || v > std::numeric_limits<int>::max() / 2) {
+    throw std::range_error("address value " + std::to_string(v) +
+                           " exceeds the solver's integer range");
+  }
+  return static_cast<int>(v);
+}
+
+class AllocSpace : public Gecode::Space {
+ public:
+  AllocSpace() = default;
+  AllocSpace(AllocSpace& other) : Gecode::Space(other) { vars.update(*this, other.vars); }
+  Gecode::Space* copy() override { return new AllocSpace(*this); }
+
+  int newVar(int lo, int hi) {
+    pending_.push_back(IntVar(*this, lo, hi));
+    return static_cast<int>(pending_.size()) - 1;
+  }
+  IntVar& var(int i) { return pending_[static_cast<size_t>(i)]; }
+  void freeze(const std::vector<int>& branch_order) {
+    Gecode::IntVarArgs args;
+    for (int i : branch_order)
+      args << pending_[static_cast<size_t>(i)];
+    vars = Gecode::IntVarArray(*this, args);
+    Gecode::branch(*this, vars, Gecode::INT_VAR_NONE(), Gecode::INT_VAL_MIN());
+  }
+
+  Gecode::IntVarArray vars;
+
+ private:
+  std::vector<IntVar> pending_;  // only used while posting
+};
+
+// Translates a taidl expression (α substituted, β as solver variables) into Gecode expressions.
+class ExprTranslator {
+ public:
+  ExprTranslator(AllocSpace& space, const taidl::Expr& e, const std::vector<int64_t>& alpha,
+                 const std::vector<int>& beta_vars)
+      : s_(space), e_(e), alpha_(alpha), beta_(beta_vars) {}
+
+  BoolExpr boolean(int32_t i) {
+    const taidl::ExprNode& n = e_.node(i);
+    switch (n.op) {
+      case taidl::ExprOp::kEq:
+        return integer(n.a) == integer(n.b);
+      case taidl::ExprOp::kNe:
+        return integer(n.a) != integer(n.b);
+      case taidl::ExprOp::kLt:
+        return integer(n.a) < integer(n.b);
+      case taidl::ExprOp::kLe:
+        return integer(n.a) <= integer(n.b);
+      case taidl::ExprOp::kGt:
+        return integer(n.a) > integer(n.b);
+      case taidl::ExprOp::kGe:
+        return integer(n.a) >= integer(n.b);
+      case taidl::ExprOp::kAnd:
+        return boolean(n.a) && boolean(n.b);
+      case taidl::ExprOp::kOr:
+        return boolean(n.a) || boolean(n.b);
+      case taidl::ExprOp::kNot:
+        return !boolean(n.a);
+      default:
+        return integer(i) != 0;
+    }
+  }
+
+  LinIntExpr integer(int32_t i) {
+    const taidl::ExprNode& n = e_.node(i);
+    switch (n.op) {
+      case taidl::ExprOp::kInt:
+        return LinIntExpr(toInt(n.value));
+      case taidl::ExprOp::kRef:
+        return ref(n);
+      case taidl::ExprOp::kNeg:
+        return -integer(n.a);
+      case taidl::ExprOp::kAdd:
+        return integer(n.a) + integer(n.b);
+      case taidl::ExprOp::kSub:
+        return integer(n.a) - integer(n.b);
+      case taidl::ExprOp::kMul:
+        return integer(n.a) * integer(n.b);
+      case taidl::ExprOp::kDiv:
+        return exactDiv(n);
+      case taidl::ExprOp::kFloorDiv:
+        return floorDiv(n, false);
+      case taidl::ExprOp::kMod:
+        return floorDiv(n, true);
+      case taidl::ExprOp::kMin:
+        return Gecode::min(integer(n.a), integer(n.b));
+      case taidl::ExprOp::kMax:
+        return Gecode::max(integer(n.a), integer(n.b));
+      case taidl::ExprOp::kCond: {
+        IntVar r(s_, kBetaMin, kBetaMax);
+        BoolExpr c = boolean(n.a);
+        Gecode::rel(s_, c >> (r == integer(n.b)));
+        Gecode::rel(s_, (!c) >> (r == integer(n.c)));
+        return LinIntExpr(r);
+      }
+      default: {
+        // A comparison or logical node used as an integer: 1 or 0.
+        Gecode::BoolVar b = Gecode::expr(s_, boolean(i));
+        IntVar r(s_, 0, 1);
+        Gecode::channel(s_, b, r);
+        return LinIntExpr(r);
+      }
+    }
+  }
+
+ private:
+  LinIntExpr ref(const taidl::ExprNode& n) {
+    switch (n.ref) {
+      case taidl::RefKind::kAlpha:
+        return LinIntExpr(toInt(alpha_[static_cast<size_t>(n.slot)]));
+      case taidl::RefKind::kBeta:
+        return LinIntExpr(s_.var(beta_[static_cast<size_t>(n.slot)]));
+      case taidl::RefKind::kParam:
+      case taidl::RefKind::kConst:
+        return LinIntExpr(toInt(n.value));
+      default:
+        throw std::logic_error("a unit constraint refers to a register or loop variable");
+    }
+  }
+
+  LinIntExpr exactDiv(const taidl::ExprNode& n) {
+    IntVar q(s_, kBetaMin, kBetaMax);
+    Gecode::rel(s_, integer(n.a) == q * integer(n.b));
+    return LinIntExpr(q);
+  }
+
+  // a // b (rounding toward -inf) or a % b (sign of b), for a positive or negative divisor.
+  LinIntExpr floorDiv(const taidl::ExprNode& n, bool remainder) {
+    IntVar q(s_, kBetaMin, kBetaMax), r(s_, kBetaMin, kBetaMax);
+    LinIntExpr a = integer(n.a), b = integer(n.b);
+    Gecode::rel(s_, a == q * b + r);
+    Gecode::rel(s_, (b > 0) >> (r >= 0 && r < b));
+    Gecode::rel(s_, (b < 0) >> (r <= 0 && r > b));
+    Gecode::rel(s_, b != 0);
+    return LinIntExpr(remainder ? r : q);
+  }
+
+  AllocSpace& s_;
+  const taidl::Expr& e_;
+  const std::vector<int64_t>& alpha_;
+  const std::vector<int>& beta_;
+};
+
+class Model {
+ public:
+  explicit Model(const CspInput& in) : in_(in), g_(*in.graph), s_(*in.storage) {}
+
+  SolveResult run() {
+    SolveResult out;
+    auto space = std::make_unique<AllocSpace>();
+    space_ = space.get();
+    try {
+      postVariables();
+      postCalls();
+      postNonOverlap();
+    } catch (const std::range_error& e) {
+      out.reason = e.what();
+      return out;
+    }
+    std::vector<int> branch = root_vars_flat_;
+    branch.insert(branch.end(), beta_vars_flat_.begin(), beta_vars_flat_.end());
+    space->freeze(branch);
+    if (!reason_.empty() || space->status() == Gecode::SS_FAILED) {
+      out.reason = reason_.empty() ? "the constraints fail before any choice" : reason_;
+      return out;
+    }
+    Gecode::Search::Options opts;
+    opts.threads = 1;  // deterministic
+    Gecode::Search::TimeStop stop(static_cast<unsigned long>(in_.time_limit.count()));
+    opts.stop = &stop;
+    Gecode::DFS<AllocSpace> dfs(space.get(), opts);
+    std::unique_ptr<AllocSpace> sol(dfs.next());
+    if (!sol) {
+      out.status = dfs.stopped() ? SolveStatus::kLimit : SolveStatus::kInfeasible;
+      return out;
+    }
+    out.status = SolveStatus::kSolved;
+    out.placement = extract(*sol, branch);
+    return out;
+  }
+
+ private:
+  bool isUndef(int32_t value) const {
+    int32_t p = g_.values[static_cast<size_t>(value)].producer;
+    return p >= 0 && g_.nodes[static_cast<size_t>(p)].kind == isel::PiiKind::kUndef;
+  }
+
+  bool inHbm(int32_t value) const {
+    return in_.isa->buffers[static_cast<size_t>(g_.values[static_cast<size_t>(value)].buffer)]
+        .is_hbm;
+  }
+
+  void postVariables() {
+    const taidl::Isa& isa = *in_.isa;
+    // Pinned HBM bytes: inputs and results.
+    std::vector<int64_t> pin(g_.values.size(), -1);
+    for (size_t v = 0; v < g_.values.size(); ++v) {
+      int32_t p = g_.values[v].producer;
+      if (p >= 0 && g_.nodes[static_cast<size_t>(p)].kind == isel::PiiKind::kInput) {
+        pin[static_cast<size_t>(s_.root[v])] =
+            in_.kernel->parameters[static_cast<size_t>(g_.nodes[static_cast<size_t>(p)].parameter)]
+                .hbm_offset -
+            s_.offset[v][0];
+      }
+    }
+    for (size_t i = 0; i < g_.results.size(); ++i) {
+      int32_t v = g_.results[i];
+      pin[static_cast<size_t>(s_.root[static_cast<size_t>(v)])] =
+          in_.kernel->results[i].hbm_offset - s_.offset[static_cast<size_t>(v)][0];
+    }
+    io_bytes_ = in_.kernel->io_bytes;
+    hbm_limit_ = io_bytes_;
+    for (int32_t r : s_.roots) {
+      if (inHbm(r) && pin[static_cast<size_t>(r)] < 0)
+        hbm_limit_ += s_.extents[static_cast<size_t>(r)][0];
+    }
+    root_var_.assign(g_.values.size(), {});
+    for (int32_t r : s_.roots) {
+      const taidl::Buffer& b =
+          isa.buffers[static_cast<size_t>(g_.values[static_cast<size_t>(r)].buffer)];
+      const std::vector<int64_t>& e = s_.extents[static_cast<size_t>(r)];
+      for (size_t k = 0; k < e.size(); ++k) {
+        int64_t lo = 0, hi;
+        if (b.is_hbm) {
+          int64_t p = pin[static_cast<size_t>(r)];
+          bool undefined = isUndef(r);
+          if (p >= 0) {
+            lo = hi = p;
+          } else {
+            // Data and scratch go above the inputs and results; an undefined region (the old
+            // content of what a store overwrites) may be anywhere, e.g. on a result.
+            lo = undefined ? 0 : io_bytes_;
+            hi = hbm_limit_ - e[k];
+          }
+        } else {
+          hi = b.access[k] - e[k];
+          if (hi < 0) {
+            throw std::range_error("a value of " + std::to_string(e[k]) +
+                                   " units does not fit buffer " + b.name.text + " (" +
+                                   std::to_string(b.access[k]) + " units)");
+          }
+        }
+        int id = space_->newVar(toInt(lo), toInt(hi));
+        root_var_[static_cast<size_t>(r)].push_back(id);
+        root_vars_flat_.push_back(id);
+      }
+    }
+  }
+
+  // start(value)[k] as a linear expression: its root's start plus its offset.
+  LinIntExpr startOf(int32_t value, size_t k) {
+    int32_t r = s_.root[static_cast<size_t>(value)];
+    return LinIntExpr(space_->var(root_var_[static_cast<size_t>(r)][k])) +
+           toInt(s_.offset[static_cast<size_t>(value)][k]);
+  }
+
+  LinIntExpr affine(const AffineStart& a, const std::vector<int>& beta) {
+    LinIntExpr e(toInt(a.constant));
+    for (auto [slot, coeff] : a.terms)
+      e = e + toInt(coeff) * LinIntExpr(space_->var(beta[static_cast<size_t>(slot)]));
+    return e;
+  }
+
+  void tieSlice(int32_t value, const SliceInfo& slice, const std::vector<int>& beta) {
+    if (value < 0) return;
+    for (size_t k = 0; k < slice.starts.size(); ++k) {
+      if (slice.extents[k] != s_.extents[static_cast<size_t>(value)][k]) {
+        throw std::logic_error("a value's extent differs from the slice its instruction accesses");
+      }
+      Gecode::rel(*space_, startOf(value, k) == affine(slice.starts[k], beta));
+    }
+  }
+
+  void postCalls() {
+    beta_var_.assign(g_.nodes.size(), {});
+    for (size_t n = 0; n < g_.nodes.size(); ++n) {
+      const isel::PiiNode& node = g_.nodes[n];
+      if (node.kind != isel::PiiKind::kCall) continue;
+      const CallInfo& c = (*in_.calls)[n];
+      std::vector<int>& beta = beta_var_[n];
+      beta.assign(c.attrs.size(), -1);
+      for (size_t j = static_cast<size_t>(c.unit->num_alpha); j < c.attrs.size(); ++j) {
+        beta[j] = space_->newVar(kBetaMin, kBetaMax);
+        beta_vars_flat_.push_back(beta[j]);
+      }
+      for (size_t i = 0; i < c.inputs.size(); ++i)
+        tieSlice(node.operands[i], c.inputs[i], beta);
+      for (size_t o = 0; o < c.outputs.size(); ++o)
+        tieSlice(node.outputs[o], c.outputs[o], beta);
+      for (const taidl::Expr& constraint : c.sym->constraints) {
+        ExprTranslator t(*space_, constraint, c.attrs, beta);
+        Gecode::rel(*space_, t.boolean(constraint.rootIndex()));
+      }
+    }
+  }
+
+  void postNonOverlap() {
+    for (auto [u, v] : in_.interference) {
+      const std::vector<int64_t>& eu = s_.extents[static_cast<size_t>(u)];
+      const std::vector<int64_t>& ev = s_.extents[static_cast<size_t>(v)];
+      BoolExpr apart = BoolExpr(Gecode::BoolVar(*space_, 0, 0));
+      for (size_t k = 0; k < eu.size(); ++k) {
+        LinIntExpr su(space_->var(root_var_[static_cast<size_t>(u)][k]));
+        LinIntExpr sv(space_->var(root_var_[static_cast<size_t>(v)][k]));
+        apart = apart || (su + toInt(eu[k]) <= sv) || (sv + toInt(ev[k]) <= su);
+      }
+      Gecode::rel(*space_, apart);
+    }
+  }
+
+  Placement extract(AllocSpace& sol, const std::vector<int>& branch) {
+    // Variables were copied into sol.vars in `branch` order.
+    std::vector<int64_t> value_of_var(space_var_count(), 0);
+    for (size_t i = 0; i < branch.size(); ++i)
+      value_of_var[static_cast<size_t>(branch[i])] = sol.vars[static_cast<int>(i)].val();
+    Placement p;
+    p.attrs.resize(g_.nodes.size());
+    for (size_t n = 0; n < g_.nodes.size(); ++n) {
+      if (g_.nodes[n].kind != isel::PiiKind::kCall) continue;
+      p.attrs[n] = (*in_.calls)[n].attrs;
+      for (size_t j = 0; j < beta_var_[n].size(); ++j) {
+        if (beta_var_[n][j] >= 0)
+          p.attrs[n][j] = value_of_var[static_cast<size_t>(beta_var_[n][j])];
+      }
+    }
+    p.start.resize(g_.values.size());
+    p.hbm_bytes = io_bytes_;
+    for (size_t v = 0; v < g_.values.size(); ++v) {
+      int32_t r = s_.root[v];
+      for (size_t k = 0; k < s_.offset[v].size(); ++k) {
+        p.start[v].push_back(
+            value_of_var[static_cast<size_t>(root_var_[static_cast<size_t>(r)][k])] +
+            s_.offset[v][k]);
+      }
+      if (inHbm(static_cast<int32_t>(v))) {
+        p.hbm_bytes = std::max(p.hbm_bytes, p.start[v][0] + s_.extents[v][0]);
+      }
+    }
+    return p;
+  }
+
+  size_t space_var_count() const {
+    size_t n = 0;
+    for (const auto& r : root_var_) {
+      for (int id : r)
+        n = std::max(n, static_cast<size_t>(id) + 1);
+    }
+    for (const auto& b : beta_var_) {
+      for (int id : b)
+        n = std::max(n, static_cast<size_t>(id) + 1);
+    }
+    return n;
+  }
+
+  const CspInput& in_;
+  const isel::PiiGraph& g_;
+  const Storage& s_;
+  AllocSpace* space_ = nullptr;
+  std::vector<std::vector<int>> root_var_;
+  std::vector<std::vector<int>> beta_var_;
+  std::vector<int> root_vars_flat_, beta_vars_flat_;
+  int64_t io_bytes_ = 0, hbm_limit_ = 0;
+  std::string reason_;
+};
+
+}  // namespace
+
+SolveResult solve(const CspInput& in) {
+  auto start = std::chrono::steady_clock::now();
+  SolveResult r = Model(in).run();
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace tacit::alloc

@@ -1,0 +1,250 @@
+#include "alloc/schedule.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+namespace tacit::alloc {
+namespace {
+
+using isel::PiiKind;
+using isel::PiiNode;
+
+// The calls a node depends on (through views).
+void callProducers(const isel::PiiGraph& g, int32_t value, std::vector<int32_t>& out) {
+  int32_t p = g.values[static_cast<size_t>(value)].producer;
+  if (p < 0) return;
+  const PiiNode& n = g.nodes[static_cast<size_t>(p)];
+  if (n.kind == PiiKind::kCall) {
+    out.push_back(p);
+  } else {
+    for (int32_t o : n.operands)
+      callProducers(g, o, out);
+  }
+}
+
+int64_t volume(const std::vector<int64_t>& extents) {
+  int64_t v = 1;
+  for (int64_t e : extents)
+    v *= e;
+  return v;
+}
+
+class SethiUllman {
+ public:
+  SethiUllman(const taidl::Isa& isa, const isel::PiiGraph& g, const Storage& s)
+      : isa_(isa), g_(g), s_(s), esun_(g.nodes.size()), visited_(g.nodes.size(), false) {}
+
+  Order run() {
+    for (int32_t r : g_.results)
+      visitValue(r);
+    return order_;
+  }
+
+ private:
+  // Units of buffer d a value occupies on its own (views share their root's storage).
+  double mem(int32_t value, size_t d) const {
+    const isel::PiiValue& v = g_.values[static_cast<size_t>(value)];
+    if (static_cast<size_t>(v.buffer) != d || s_.root[static_cast<size_t>(value)] != value)
+      return 0;
+    return static_cast<double>(volume(s_.extents[static_cast<size_t>(value)]));
+  }
+
+  const std::vector<double>& esun(int32_t node) {
+    std::vector<double>& e = esun_[static_cast<size_t>(node)];
+    if (!e.empty()) return e;
+    const PiiNode& n = g_.nodes[static_cast<size_t>(node)];
+    e.assign(isa_.buffers.size(), 0);
+    for (size_t d = 1; d < e.size(); ++d) {
+      double own = 0;
+      for (int32_t o : n.outputs)
+        own += mem(o, d);
+      double best = n.operands.empty() ? 0 : std::numeric_limits<double>::infinity();
+      for (size_t i = 0; i < n.operands.size(); ++i)
+        best = std::min(best, tau(n, i, d));
+      e[d] = std::max(own, best);
+    }
+    return e;
+  }
+
+  double tau(const PiiNode& n, size_t i, size_t d) {
+    double t = valueEsun(n.operands[i], d);
+    for (size_t j = 0; j < n.operands.size(); ++j) {
+      if (j != i) t += mem(n.operands[j], d);
+    }
+    return t;
+  }
+
+  double valueEsun(int32_t value, size_t d) {
+    int32_t p = g_.values[static_cast<size_t>(value)].producer;
+    return p < 0 ? 0 : esun(p)[d];
+  }
+
+  double requirement(const PiiNode& n, size_t i) {
+    double r = 0;
+    for (size_t d = 1; d < isa_.buffers.size(); ++d) {
+      double cap = static_cast<double>(volume(isa_.buffers[d].access));
+      if (cap > 0) r = std::max(r, tau(n, i, d) / cap);
+    }
+    return r;
+  }
+
+  void visitValue(int32_t value) {
+    int32_t p = g_.values[static_cast<size_t>(value)].producer;
+    if (p >= 0) visitNode(p);
+  }
+
+  void visitNode(int32_t node) {
+    if (visited_[static_cast<size_t>(node)]) return;
+    visited_[static_cast<size_t>(node)] = true;
+    const PiiNode& n = g_.nodes[static_cast<size_t>(node)];
+    std::vector<std::pair<double, size_t>> by_need;
+    for (size_t i = 0; i < n.operands.size(); ++i)
+      by_need.emplace_back(-requirement(n, i), i);
+    std::stable_sort(by_need.begin(), by_need.end());
+    for (auto [need, i] : by_need)
+      visitValue(n.operands[i]);
+    if (n.kind == PiiKind::kCall) order_.push_back(node);
+  }
+
+  const taidl::Isa& isa_;
+  const isel::PiiGraph& g_;
+  const Storage& s_;
+  std::vector<std::vector<double>> esun_;
+  std::vector<bool> visited_;
+  Order order_;
+};
+
+}  // namespace
+
+Order sethiUllmanOrder(const taidl::Isa& isa, const isel::PiiGraph& graph, const Storage& storage) {
+  return SethiUllman(isa, graph, storage).run();
+}
+
+std::vector<Interval> liveIntervals(const isel::PiiGraph& g, const Storage& s, const Order& order) {
+  const int64_t n = static_cast<int64_t>(order.size());
+  std::vector<int64_t> pos(g.nodes.size(), -1);
+  for (size_t i = 0; i < order.size(); ++i)
+    pos[static_cast<size_t>(order[i])] = static_cast<int64_t>(i) + 1;
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
+  std::vector<int64_t> def(g.values.size(), std::numeric_limits<int64_t>::max());
+  std::vector<int64_t> last(g.values.size(), kNone);
+  std::vector<bool> undef(g.values.size(), false), whole(g.values.size(), false),
+      result(g.values.size(), false);
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    size_t r = static_cast<size_t>(s.root[v]);
+    int32_t p = g.values[v].producer;
+    PiiKind kind = p < 0 ? PiiKind::kInput : g.nodes[static_cast<size_t>(p)].kind;
+    if (kind == PiiKind::kInput) whole[r] = true;
+    if (kind == PiiKind::kConstant) def[r] = 0;
+    if (kind == PiiKind::kUndef) undef[r] = true;
+    if (kind == PiiKind::kCall) def[r] = std::min(def[r], pos[static_cast<size_t>(p)]);
+  }
+  for (int32_t v : g.results)
+    result[static_cast<size_t>(s.root[static_cast<size_t>(v)])] = true;
+  for (int32_t node : order) {
+    for (int32_t operand : g.nodes[static_cast<size_t>(node)].operands) {
+      size_t r = static_cast<size_t>(s.root[static_cast<size_t>(operand)]);
+      last[r] = std::max(last[r], pos[static_cast<size_t>(node)]);
+    }
+  }
+  std::vector<Interval> live(g.values.size());
+  for (int32_t r : s.roots) {
+    size_t i = static_cast<size_t>(r);
+    if (whole[i]) {
+      live[i] = {0, n};
+    } else if (undef[i] && def[i] == std::numeric_limits<int64_t>::max()) {
+      live[i] = {1, 0};  // empty: an undefined region constrains nothing by itself
+    } else {
+      int64_t begin = def[i];
+      int64_t end = result[i] ? n : (last[i] == kNone ? begin : std::max(begin, last[i] - 1));
+      live[i] = {begin, end};
+    }
+  }
+  return live;
+}
+
+Interference interference(const isel::PiiGraph& g, const Storage& s,
+                          const std::vector<Interval>& live) {
+  Interference pairs;
+  for (size_t a = 0; a < s.roots.size(); ++a) {
+    for (size_t b = a + 1; b < s.roots.size(); ++b) {
+      int32_t u = s.roots[a], v = s.roots[b];
+      if (g.values[static_cast<size_t>(u)].buffer != g.values[static_cast<size_t>(v)].buffer)
+        continue;
+      if (live[static_cast<size_t>(u)].overlaps(live[static_cast<size_t>(v)]))
+        pairs.emplace_back(u, v);
+    }
+  }
+  return pairs;
+}
+
+OrderEnumerator::OrderEnumerator(const isel::PiiGraph& graph, Order preferred)
+    : graph_(graph),
+      rank_(graph.nodes.size(), 0),
+      pending_(graph.nodes.size(), 0),
+      users_(graph.nodes.size()) {
+  for (size_t i = 0; i < preferred.size(); ++i)
+    rank_[static_cast<size_t>(preferred[i])] = static_cast<int32_t>(i);
+  calls_ = preferred.size();
+  for (int32_t node : preferred) {
+    std::vector<int32_t> deps;
+    for (int32_t o : graph.nodes[static_cast<size_t>(node)].operands)
+      callProducers(graph, o, deps);
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    pending_[static_cast<size_t>(node)] = static_cast<int32_t>(deps.size());
+    for (int32_t d : deps)
+      users_[static_cast<size_t>(d)].push_back(node);
+  }
+  Frame root;
+  for (int32_t node : preferred) {
+    if (pending_[static_cast<size_t>(node)] == 0) root.ready.push_back(node);
+  }
+  stack_.push_back(std::move(root));
+}
+
+std::optional<Order> OrderEnumerator::next() {
+  while (!done_ && !stack_.empty()) {
+    Frame& f = stack_.back();
+    if (current_.size() == calls_) {
+      Order out = current_;
+      // Backtrack one step so the next call continues the search.
+      stack_.pop_back();
+      if (!current_.empty()) {
+        int32_t undo = current_.back();
+        current_.pop_back();
+        for (int32_t u : users_[static_cast<size_t>(undo)])
+          ++pending_[static_cast<size_t>(u)];
+      }
+      return out;
+    }
+    if (f.next >= f.ready.size()) {
+      stack_.pop_back();
+      if (!current_.empty()) {
+        int32_t undo = current_.back();
+        current_.pop_back();
+        for (int32_t u : users_[static_cast<size_t>(undo)])
+          ++pending_[static_cast<size_t>(u)];
+      }
+      continue;
+    }
+    int32_t pick = f.ready[f.next++];
+    Frame child;
+    for (int32_t r : f.ready) {
+      if (r != pick) child.ready.push_back(r);
+    }
+    current_.push_back(pick);
+    for (int32_t u : users_[static_cast<size_t>(pick)]) {
+      if (--pending_[static_cast<size_t>(u)] == 0) child.ready.push_back(u);
+    }
+    std::sort(child.ready.begin(), child.ready.end(), [&](int32_t a, int32_t b) {
+      return rank_[static_cast<size_t>(a)] < rank_[static_cast<size_t>(b)];
+    });
+    stack_.push_back(std::move(child));
+  }
+  done_ = true;
+  return std::nullopt;
+}
+
+}  // namespace tacit::alloc

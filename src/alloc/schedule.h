@@ -1,0 +1,62 @@
+// Ordering and liveness of an instruction graph (ACT-ALGORITHM.md §4.1, §4.3, §4.4).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "alloc/storage.h"
+
+namespace tacit::alloc {
+
+// The calls in execution order (node indices); views, inputs and constants emit nothing.
+using Order = std::vector<int32_t>;
+
+// Sethi–Ullman numbering extended to several buffers of different sizes: a post-order DFS from
+// the results that visits the operand with the largest relative buffer requirement first, so the
+// value that needs most of a buffer is computed while the fewest others occupy it.
+Order sethiUllmanOrder(const taidl::Isa& isa, const isel::PiiGraph& graph, const Storage& storage);
+
+// Live interval of every storage root at program points 1..N (the positions of the calls):
+// inputs [0, N] (they must be intact at the end), results [def, N], intermediates
+// [def, last_use - 1] (an operand may share storage with the result of the call that reads it),
+// values nobody reads [def, def], undefined regions empty.
+struct Interval {
+  int64_t begin = 0, end = -1;
+  bool empty() const { return end < begin; }
+  bool overlaps(const Interval& o) const {
+    return !empty() && !o.empty() && begin <= o.end && o.begin <= end;
+  }
+};
+std::vector<Interval> liveIntervals(const isel::PiiGraph& graph, const Storage& storage,
+                                    const Order& order);
+
+// Pairs of roots (a < b) in the same buffer whose live intervals overlap: the interference graph.
+using Interference = std::vector<std::pair<int32_t, int32_t>>;
+Interference interference(const isel::PiiGraph& graph, const Storage& storage,
+                          const std::vector<Interval>& live);
+
+// Every topological order of the calls, the Sethi–Ullman order first, then the others in a
+// deterministic order (depth-first, preferring calls early in the Sethi–Ullman order).
+class OrderEnumerator {
+ public:
+  OrderEnumerator(const isel::PiiGraph& graph, Order preferred);
+  std::optional<Order> next();
+
+ private:
+  struct Frame {
+    std::vector<int32_t> ready;  // sorted by preference
+    size_t next = 0;
+  };
+  const isel::PiiGraph& graph_;
+  std::vector<int32_t> rank_;                // preference rank per node
+  std::vector<int32_t> pending_;             // unscheduled call operands per call
+  std::vector<std::vector<int32_t>> users_;  // calls that depend on a call
+  std::vector<Frame> stack_;
+  Order current_;
+  size_t calls_ = 0;
+  bool done_ = false;
+};
+
+}  // namespace tacit::alloc

@@ -1,0 +1,104 @@
+#include "alloc/storage.h"
+
+#include <algorithm>
+
+#include "alloc/call_info.h"
+
+namespace tacit::alloc {
+namespace {
+
+class Builder {
+ public:
+  Builder(const taidl::Isa& isa, const isel::PiiGraph& g) : isa_(isa), g_(g) {
+    size_t n = g.values.size();
+    s_.root.resize(n);
+    s_.offset.resize(n);
+    s_.extents.resize(n);
+    for (size_t v = 0; v < n; ++v) {
+      s_.root[v] = static_cast<int32_t>(v);
+      s_.extents[v] = extentsOf(isa, g.values[v].buffer, g.values[v].shape);
+      s_.offset[v].assign(s_.extents[v].size(), 0);
+    }
+  }
+
+  Storage run() {
+    for (const isel::PiiNode& node : g_.nodes) {
+      if (!s_.conflict.empty()) break;
+      if (node.kind == isel::PiiKind::kSliceView) slice(node);
+      if (node.kind == isel::PiiKind::kConcatView) concat(node);
+    }
+    for (size_t v = 0; v < s_.root.size(); ++v) {
+      if (s_.root[v] == static_cast<int32_t>(v)) s_.roots.push_back(static_cast<int32_t>(v));
+    }
+    return std::move(s_);
+  }
+
+ private:
+  void slice(const isel::PiiNode& node) {
+    int32_t x = node.operands[0];
+    int32_t v = node.outputs[0];
+    s_.root[static_cast<size_t>(v)] = s_.root[static_cast<size_t>(x)];
+    for (size_t k = 0; k < node.view_start.size(); ++k) {
+      s_.offset[static_cast<size_t>(v)][k] =
+          s_.offset[static_cast<size_t>(x)][k] + node.view_start[k];
+    }
+  }
+
+  // Moves every member of x's group under root r at `shift`.
+  void reroot(int32_t x_root, int32_t r, const std::vector<int64_t>& shift) {
+    for (size_t m = 0; m < s_.root.size(); ++m) {
+      if (s_.root[m] != x_root) continue;
+      s_.root[m] = r;
+      for (size_t k = 0; k < shift.size(); ++k)
+        s_.offset[m][k] += shift[k];
+    }
+  }
+
+  void concat(const isel::PiiNode& node) {
+    int32_t c = node.outputs[0];
+    size_t dim = static_cast<size_t>(node.concat_dim);
+    const std::vector<int32_t>& parts = node.operands;
+    // Parts that already share one group must lie next to each other there: the concatenation
+    // is then a view of that group.
+    int32_t common = s_.root[static_cast<size_t>(parts[0])];
+    bool same_group = std::all_of(parts.begin(), parts.end(), [&](int32_t p) {
+      return s_.root[static_cast<size_t>(p)] == common;
+    });
+    if (same_group) {
+      std::vector<int64_t> at = s_.offset[static_cast<size_t>(parts[0])];
+      for (int32_t p : parts) {
+        if (s_.offset[static_cast<size_t>(p)] != at) {
+          s_.conflict = "concatenated slices are not adjacent in their buffer";
+          return;
+        }
+        at[dim] += s_.extents[static_cast<size_t>(p)][dim];
+      }
+      s_.root[static_cast<size_t>(c)] = common;
+      s_.offset[static_cast<size_t>(c)] = s_.offset[static_cast<size_t>(parts[0])];
+      return;
+    }
+    // Otherwise every part must be a group of its own, which the concatenation places.
+    std::vector<int64_t> at(s_.extents[static_cast<size_t>(c)].size(), 0);
+    for (int32_t p : parts) {
+      int32_t r = s_.root[static_cast<size_t>(p)];
+      if (r != p || std::count(parts.begin(), parts.end(), p) > 1) {
+        s_.conflict = "a value is placed by two views (a concatenation and another view)";
+        return;
+      }
+      reroot(p, c, at);
+      at[dim] += s_.extents[static_cast<size_t>(p)][dim];
+    }
+  }
+
+  const taidl::Isa& isa_;
+  const isel::PiiGraph& g_;
+  Storage s_;
+};
+
+}  // namespace
+
+Storage buildStorage(const taidl::Isa& isa, const isel::PiiGraph& graph) {
+  return Builder(isa, graph).run();
+}
+
+}  // namespace tacit::alloc
