@@ -264,11 +264,15 @@ std::optional<StopReason> Runner::searchAll(size_t iteration, std::span<const Re
   size_t searched = 0;
   for (size_t r = 0; r < rules.size(); ++r)
     searched += scheduler_->canSearch(iteration, r) ? 1 : 0;
-  const size_t budget = limits_.max_matches != 0 ? limits_.max_matches
-                                                 : (limits_.max_nodes > (SIZE_MAX - 100000) / 8
-                                                        ? SIZE_MAX
-                                                        : 8 * limits_.max_nodes + 100000);
-  share_ = std::max<size_t>(1, budget / std::max<size_t>(1, searched));
+  // The default budget scales with the node limit and gives every rule at least 4096 matches per
+  // chunk (many rules on a small graph would otherwise chunk needlessly); an explicit max_matches
+  // is split exactly.
+  const bool by_default = limits_.max_matches == 0;
+  size_t budget = limits_.max_matches;
+  if (by_default)
+    budget =
+        limits_.max_nodes > (SIZE_MAX - 100000) / 8 ? SIZE_MAX : 8 * limits_.max_nodes + 100000;
+  share_ = std::max<size_t>(by_default ? 4096 : 1, budget / std::max<size_t>(1, searched));
   for (size_t r = 0; r < rules.size(); ++r) {
     matches_[r].clear();
     resume_[r] = ClassId();

@@ -26,7 +26,7 @@
 //   search reaches its share is finished in chunks after the other rules are applied: rebuild,
 //   search on from the class where it stopped, apply, and so on (RuleStats::chunks). Every match
 //   is still seen in the iteration, so saturation detection is exact. 0 means
-//   8 * max_nodes + 100000.
+//   8 * max_nodes + 100000, with at least 4096 per rule.
 // A run stopped by a limit leaves a clean (rebuilt), sound e-graph that simply has not seen every
 // match of the last iteration.
 #pragma once
@@ -51,7 +51,7 @@ struct Limits {
   size_t max_classes = SIZE_MAX;
   size_t max_iterations = 30;
   std::chrono::nanoseconds max_time = std::chrono::seconds(5);
-  size_t max_matches = 0;  // per iteration; 0 = 8 * max_nodes + 100000
+  size_t max_matches = 0;  // held at once; 0: 8 * max_nodes + 100000, >= 4096 per rule
 };
 
 enum class StopReason {
