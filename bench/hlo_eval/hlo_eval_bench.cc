@@ -174,6 +174,21 @@ ENTRY e {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2048 * 2048 * 4 * 2);
 }
 
+// Per-run overhead of a compiled plan: one scalar add, and one QKV-style instruction (bf16[64,64]
+// gemm with f32 accumulation).
+void BM_PlanOverheadScalarAdd(benchmark::State& state) {
+  Fixture f(
+      "HloModule m\nENTRY e {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = "
+      "s32[] add(a, b)\n}\n");
+  for (auto _ : state)
+    f.run();
+}
+void BM_QkvGemmInstruction(benchmark::State& state) {
+  Fixture f(dotText("bf16", "bf16", 64, 64, 64));
+  for (auto _ : state)
+    f.run();
+}
+
 BENCHMARK(BM_DotF32_512_Tacit)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 BENCHMARK(BM_DotF32_512_OpenBlas)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 BENCHMARK(BM_DotS8xS8toS32_256)->Unit(benchmark::kMicrosecond);
@@ -184,6 +199,8 @@ BENCHMARK(BM_ElementwiseChainBf16)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Conv2D_3x3_NHWC)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReduceRowsF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Transpose2D)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PlanOverheadScalarAdd)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_QkvGemmInstruction)->Unit(benchmark::kMicrosecond);
 
 // Console output plus the real and CPU time of every run, for the ratio line.
 class RatioReporter : public benchmark::ConsoleReporter {

@@ -1,3 +1,9 @@
+// GCC 12 at -O2 vectorizes only loops its "very cheap" cost model accepts; these loops are the
+// evaluator's hot paths. Vectorizing never changes results here: floating-point loops keep their
+// order (no -ffast-math, no contraction) and integer sums are modular.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("vect-cost-model=dynamic")
+#endif
 #include "hlo/kernels/gemm.h"
 
 #include <algorithm>
