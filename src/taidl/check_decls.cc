@@ -179,7 +179,9 @@ int64_t Checker::fold(Expr& e, std::string_view what) {
 }
 
 void Checker::applyOverrides() {
-  for (const auto& [key, value] : overrides_) {
+  for (const auto& override : overrides_) {
+    const std::string& key = override.first;
+    int64_t value = override.second;
     bool known = std::any_of(isa_.params.begin(), isa_.params.end(),
                              [&](const Param& p) { return p.name.text == key; });
     if (known) continue;

@@ -41,6 +41,9 @@ inline constexpr int kMaxCases = 64;                     // alpha case splits pe
 inline constexpr int64_t kMaxSymbolicStatements = 1024;  // unrolled per selectable unit
 inline constexpr int64_t kExhaustivePoints = 4096;       // alpha instantiations (section 8.3)
 inline constexpr int kRandomPoints = 64;
+inline constexpr int64_t kTypeCheckBudget = int64_t{1} << 22;  // statements typed per instruction
+inline constexpr int64_t kMaxMacroCalls = 4096;        // instruction calls of one expanded macro
+inline constexpr size_t kMaxSymbolicExprNodes = 4096;  // one expression of a symbolic semantics
 
 // Inferred bounds of one computational attribute (from the alpha-only requires).
 struct AlphaRange {

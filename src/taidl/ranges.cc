@@ -55,6 +55,21 @@ bool tightenLinear(const Poly& p, std::vector<Interval>& bounds) {
 
 bool tighten(const Expr& e, int32_t i, std::vector<Interval>& bounds);
 
+// `p != 0` with p = c * v + k: v != -k / c shrinks an end of v's interval that equals it.
+bool excludeValue(const Poly& p, std::vector<Interval>& bounds) {
+  std::vector<Var> vars = p.vars();
+  if (vars.size() != 1 || !isAttr(vars[0]) || p.degree() != 1) return false;
+  int64_t c = p.terms().at(Monomial{vars[0]});
+  int64_t k = p.terms().count(Monomial{}) ? p.terms().at(Monomial{}) : 0;
+  if ((c == -1 && k == INT64_MIN) || k % c != 0) return false;
+  int64_t excluded = -k / c;
+  Interval& b = bounds[static_cast<size_t>(vars[0].slot)];
+  Interval old = b;
+  if (b.hasLo() && b.lo == excluded) ++b.lo;
+  if (b.hasHi() && b.hi == excluded) --b.hi;
+  return !(b == old);
+}
+
 bool tightenComparison(const Expr& e, const ExprNode& n, std::vector<Interval>& bounds) {
   std::optional<Poly> l = toPoly(e, n.a);
   std::optional<Poly> r = toPoly(e, n.b);
@@ -81,6 +96,8 @@ bool tightenComparison(const Expr& e, const ExprNode& n, std::vector<Interval>& 
     case ExprOp::kEq:
       forms = {lr, rl};
       break;
+    case ExprOp::kNe:
+      return excludeValue(lr, bounds);
     default:
       return false;
   }

@@ -16,6 +16,7 @@
 
 #include "hlo/builder.h"
 #include "support/strings.h"
+#include "taidl/check.h"
 #include "taidl/ops.h"
 #include "taidl/printer.h"
 #include "taidl/simplify.h"
@@ -154,6 +155,7 @@ class Composer {
                                   " cases (if statements on computational attributes)",
                               0};
       }
+      if (done_.empty()) throw NotSelectable{"no case of " + unit_ + " is feasible", 0};
       sem.selectable = true;
       sem.cases = std::move(done_);
     } catch (const NotSelectable& n) {
@@ -191,6 +193,21 @@ class Composer {
   // known value (the result is then empty).
   Expr subst(const Expr& e, const State& st, int32_t* unknown) const {
     const FlatCall& fc = calls_[st.call];
+    // Registers hold expressions: `set $x = min($x, $x)` doubles one per step. Bound the size
+    // before building it.
+    size_t size = 0;
+    for (const ExprNode& n : e.nodes()) {
+      size_t k = 1;
+      if (n.op == ExprOp::kRef && n.ref == RefKind::kReg && st.regs[static_cast<size_t>(n.slot)])
+        k = st.regs[static_cast<size_t>(n.slot)]->nodes().size();
+      if (n.op == ExprOp::kRef && (n.ref == RefKind::kAlpha || n.ref == RefKind::kBeta))
+        k = fc.args[static_cast<size_t>(n.slot)].nodes().size();
+      size += k;
+    }
+    if (size > kMaxSymbolicExprNodes)
+      throw NotSelectable{where(st) + "an expression grows beyond " +
+                              std::to_string(kMaxSymbolicExprNodes) + " operators",
+                          e.offset()};
     bool failed = false;
     Expr out = e.substitute([&](const Expr&, const ExprNode& n) -> std::optional<Expr> {
       switch (n.ref) {
@@ -553,6 +570,11 @@ class Composer {
     }
     if (st.kase.outputs.empty())
       throw NotSelectable{unit_ + " writes no buffer (it only changes registers)", 0};
+    // A case whose constraints leave some attribute no value can never be taken.
+    for (const Interval& b :
+         inferBounds(st.kase.constraints, static_cast<int32_t>(attrs_.size()))) {
+      if (b.empty()) return;
+    }
     prune(st.kase);
     done_.push_back(std::move(st.kase));
   }
@@ -619,15 +641,24 @@ Expr bindArgs(const Expr& e, const std::vector<Expr>& args) {
 void flatten(const Isa& isa, const Macro& m, const std::vector<Expr>& args, uint32_t site,
              std::vector<FlatCall>& out) {
   for (const Call& c : m.calls) {
-    std::vector<Expr> bound;
-    for (const Expr& e : c.bound)
-      bound.push_back(bindArgs(e, args));
     uint32_t offset = site ? site : c.offset;
+    std::vector<Expr> bound;
+    for (const Expr& e : c.bound) {
+      bound.push_back(bindArgs(e, args));
+      if (bound.back().nodes().size() > kMaxSymbolicExprNodes)
+        isa.fail(offset,
+                 "the arguments of this call grow too large through nested macros (more "
+                 "than " +
+                     std::to_string(kMaxSymbolicExprNodes) + " operators)");
+    }
     if (c.callee_is_macro) {
       flatten(isa, isa.macros[static_cast<size_t>(c.callee_index)], bound, offset, out);
     } else {
       out.push_back(FlatCall{c.callee_index, std::move(bound), offset});
     }
+    if (static_cast<int64_t>(out.size()) > kMaxMacroCalls)
+      isa.fail(offset, "this macro expands to more than " + std::to_string(kMaxMacroCalls) +
+                           " instruction calls");
   }
 }
 

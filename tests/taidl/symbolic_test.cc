@@ -213,6 +213,18 @@ instruction modes(mode; a, c) {
   write b[c, 0] = %w;
 }
 
+instruction fixed(mode; a, c) {
+  require mode == 1;
+  require a >= 0 && a + 1 <= 16 && c >= 0 && c + 1 <= 16;
+  %v : s32[1, 4] = read b[a, 0];
+  if (mode != 1) {
+    %w = s32[1, 4] negate(%v);
+  } else {
+    %w = s32[1, 4] abs(%v);
+  }
+  write b[c, 0] = %w;
+}
+
 instruction lanes(; a) {
   require a >= 0 && a + 1 <= 16;
   %v : s32[1, 2] = read b[a, 1];
@@ -285,6 +297,15 @@ TEST(Symbolic, AlphaConditionsSplitIntoCases) {
   EXPECT_EQ(s.cases[1].ops.back().opcode, hlo::HloOpcode::kAbs);
   EXPECT_EQ(isa.instruction_ranges[static_cast<size_t>(isa.findInstruction("modes"))][0].range,
             (Interval{0, 1}));
+}
+
+TEST(Symbolic, InfeasibleCasesArePruned) {
+  Isa isa = load(kUnits);
+  const Semantics& s = instSem(isa, "fixed");
+  ASSERT_TRUE(s.selectable) << s.reason;
+  ASSERT_EQ(s.cases.size(), 1u);
+  EXPECT_EQ(exprText(s.cases[0].path[0]), "mode == 1");
+  EXPECT_EQ(s.cases[0].ops.back().opcode, hlo::HloOpcode::kAbs);
 }
 
 TEST(Symbolic, ReadsOfSlicesWrittenEarlierReceiveTheWrittenValue) {
