@@ -141,20 +141,20 @@ class MatchRun {
     const Pattern::Node& root = p_.nodes_.back();
     if (root.is_var) {
       std::span<const ClassId> classes = g_.classes();
-      visitFrom(classes, [&](size_t i) {
+      visitFrom(classes, {}, [&](size_t i) {
         regs_[0] = classes[i].value;
         run(0);
       });
     } else if (root.ground) {
       regs_[0] = ground_[0];
-      if (!budget_.first_class.valid() || ClassId(ground_[0]) >= budget_.first_class) run(0);
+      if (!budget_.resume.cls.valid() || ClassId(ground_[0]) >= budget_.resume.cls) run(0);
     } else {
       // The root Bind is driven by the per-operator index (with each entry's class), so classes
       // without a node of the root operator cost nothing.
       std::span<const NodeId> nodes = g_.nodesWithOp(root.op);
       std::span<const ClassId> classes = g_.classesWithOp(root.op);
       const Pattern::Instr& in = p_.program_[0];
-      visitFrom(classes, [&](size_t i) {
+      visitFrom(classes, nodes, [&](size_t i) {
         regs_[0] = classes[i].value;
         if (bind(in, root, nodes[i].value)) run(1);
       });
@@ -178,24 +178,37 @@ class MatchRun {
   SearchStatus status() const { return status_; }
 
  private:
-  // Calls visit(i) for every index of the class-sorted list whose class is >= first_class,
-  // until the search stops.
+  // Calls visit(i) for every root entry (a class, or a root e-node with its class; sorted by
+  // class) from budget.resume on, until the search stops. A match limit stops it at an entry
+  // boundary and records where to resume.
   template <typename Visit>
-  void visitFrom(std::span<const ClassId> classes, Visit&& visit) {
-    size_t start = 0;
-    if (budget_.first_class.valid())
-      start = static_cast<size_t>(
-          std::lower_bound(classes.begin(), classes.end(), budget_.first_class) - classes.begin());
-    for (size_t i = start; i < classes.size(); ++i) {
+  void visitFrom(std::span<const ClassId> classes, std::span<const NodeId> nodes, Visit&& visit) {
+    size_t i = resumeIndex(classes, nodes);
+    for (; i < classes.size(); ++i) {
       if (expired()) return;
       visit(i);
       if (stopped_) return;
-      if (limit_reached_ && (i + 1 == classes.size() || classes[i + 1] != classes[i])) {
-        stopped_ = true;  // the class is complete: stop at its boundary
+      if (limit_reached_) {
+        stopped_ = true;
         status_ = SearchStatus::kMatchLimit;
+        out_.resume_ = nodes.empty() ? SearchResume{ClassId(classes[i].value + 1), NodeId()}
+                                     : SearchResume{classes[i], nodes[i]};
         return;
       }
     }
+  }
+
+  size_t resumeIndex(std::span<const ClassId> classes, std::span<const NodeId> nodes) const {
+    const SearchResume& r = budget_.resume;
+    if (!r.cls.valid()) return 0;
+    auto i = static_cast<size_t>(std::lower_bound(classes.begin(), classes.end(), r.cls) -
+                                 classes.begin());
+    if (!r.after.valid() || nodes.empty()) return i;
+    // Continue after `after` within its class; if it is gone (the graph changed), redo the class:
+    // repeating a match is harmless, skipping one is not.
+    for (size_t j = i; j < classes.size() && classes[j] == r.cls; ++j)
+      if (nodes[j] == r.after) return j + 1;
+    return i;
   }
 
   std::optional<ClassId> groundClass(uint32_t node) {
@@ -316,7 +329,6 @@ class MatchRun {
 
   void yield() {
     uint32_t* row = out_.appendRow();
-    out_.last_class_ = ClassId(regs_[0]);
     row[0] = regs_[0];
     size_t k = 1;
     for (uint32_t r : p_.var_reg_)
@@ -369,9 +381,9 @@ void Pattern::dedupRows(Matches& m) {
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return std::lexicographical_compare(row(a), row(a) + stride, row(b), row(b) + stride);
   });
-  ClassId last = m.last_class_;
+  SearchResume resume = m.resume_;
   m.clear();
-  m.last_class_ = last;
+  m.resume_ = resume;
   for (size_t k = 0; k < order.size(); ++k) {
     if (k > 0 && std::equal(row(order[k]), row(order[k]) + stride, row(order[k - 1]))) continue;
     std::copy(row(order[k]), row(order[k]) + stride, m.appendRow());

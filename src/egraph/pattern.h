@@ -90,6 +90,14 @@ class Subst {
 // allocation per match, no copying as it grows, and clear() keeps the chunks for the next search).
 // Rows are grouped by class, classes ascending; the same (class, substitution) never appears
 // twice. Indices must be < size().
+// Where a search stopped by SearchBudget::max_matches continues: after root e-node `after` of
+// root class `cls` (the root e-node is the e-node the pattern's root operator matched). The
+// default starts at the beginning.
+struct SearchResume {
+  ClassId cls;
+  NodeId after;  // invalid: at the first root e-node of cls
+};
+
 class MatchRun;
 
 class Matches {
@@ -100,11 +108,11 @@ class Matches {
   Subst subst(size_t i) const { return Subst(row(i) + 1, nvars_, nattrs_); }
   void clear() {
     size_ = 0;
-    last_class_ = ClassId();
+    resume_ = SearchResume();
   }
-  // The class of the last match; after SearchStatus::kMatchLimit, every root class up to and
-  // including it was searched completely (continue with first_class = lastClass() + 1).
-  ClassId lastClass() const { return last_class_; }
+  // After SearchStatus::kMatchLimit: where the search stopped (pass it as SearchBudget::resume to
+  // continue; every root e-node before it was searched completely).
+  SearchResume resume() const { return resume_; }
   size_t memoryBytes() const {
     return chunks_.size() * kRowsPerChunk * stride_ * sizeof(uint32_t) +
            chunks_.capacity() * sizeof(void*);
@@ -123,17 +131,17 @@ class Matches {
   uint32_t stride_ = 0, nvars_ = 0, nattrs_ = 0;
   size_t size_ = 0;
   std::vector<std::unique_ptr<uint32_t[]>> chunks_;
-  ClassId last_class_;
+  SearchResume resume_;
 };
 
 // Limits for one search. A search that hits one stops early and says which.
 struct SearchBudget {
-  // The search stops at the end of the root class in which it reaches this many matches (a
-  // class's matches are never split, so Matches::lastClass() was searched completely).
+  // The search stops after the root e-node with which it reaches this many matches (one root
+  // e-node's matches are never split, so the search can continue exactly: Matches::resume(); a
+  // pattern with a non-binding wildcard may then report one substitution in two chunks).
   size_t max_matches = SIZE_MAX;
   std::optional<std::chrono::steady_clock::time_point> deadline;
-  // Only root classes >= first_class (to continue a search stopped by max_matches).
-  ClassId first_class;
+  SearchResume resume;  // continue an earlier search from here
 };
 enum class SearchStatus { kComplete, kMatchLimit, kDeadline };
 

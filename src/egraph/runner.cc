@@ -147,7 +147,7 @@ RunReport Runner::run(std::span<const Rewrite> rules) {
   RunReport report;
   scheduler_->reset(rules);
   matches_.resize(rules.size());
-  resume_.assign(rules.size(), ClassId());
+  resume_.assign(rules.size(), std::nullopt);
   report.rebuild_seconds += rebuildAndMeasure();
   report.initial_nodes = g_.nodeCount();
   report.peak_memory_bytes = g_.memoryBytes();
@@ -275,7 +275,7 @@ std::optional<StopReason> Runner::searchAll(size_t iteration, std::span<const Re
   share_ = std::max<size_t>(by_default ? 4096 : 1, budget / std::max<size_t>(1, searched));
   for (size_t r = 0; r < rules.size(); ++r) {
     matches_[r].clear();
-    resume_[r] = ClassId();
+    resume_[r].reset();
     if (!scheduler_->canSearch(iteration, r)) continue;
     it.rules[r].searched = true;
     if (auto stop = searchRule(iteration, r, rules[r], deadline, it)) return stop;
@@ -289,17 +289,17 @@ std::optional<StopReason> Runner::searchRule(size_t iteration, size_t r, const R
                                              Clock::time_point deadline, IterationReport& it) {
   RuleStats& stats = it.rules[r];
   auto t = Clock::now();
-  const bool continuing = resume_[r].valid();
+  const bool continuing = resume_[r].has_value();
   const size_t sched_limit = continuing ? SIZE_MAX : scheduler_->matchLimit(iteration, r);
-  SearchBudget sb{std::min(sched_limit, share_), deadline, resume_[r]};
+  SearchBudget sb{std::min(sched_limit, share_), deadline, resume_[r].value_or(SearchResume())};
   SearchStatus status = rule.search(g_, matches_[r], sb);
   stats.search_seconds += secondsSince(t);
   stats.matches += matches_[r].size();
   ++stats.chunks;
-  resume_[r] = ClassId();
+  resume_[r].reset();
   if (status == SearchStatus::kDeadline) return StopReason::kTimeLimit;
   if (status == SearchStatus::kMatchLimit && share_ < sched_limit) {
-    resume_[r] = ClassId(matches_[r].lastClass().value + 1);  // classes <= lastClass are done
+    resume_[r] = matches_[r].resume();
     return std::nullopt;
   }
   if (!continuing && !scheduler_->accept(iteration, r, stats.matches)) {
@@ -317,7 +317,7 @@ std::optional<StopReason> Runner::finishChunkedRules(size_t iteration,
   for (;;) {
     bool any = false;
     for (size_t r = 0; r < rules.size(); ++r) {
-      if (!resume_[r].valid()) {
+      if (!resume_[r]) {
         matches_[r].clear();
         continue;
       }

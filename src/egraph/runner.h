@@ -207,8 +207,8 @@ class Runner {
   std::unique_ptr<Scheduler> scheduler_;
   IterationHook hook_;
   std::vector<Matches> matches_;
-  std::vector<ClassId> resume_;  // per rule: where a chunked search continues (invalid: done)
-  size_t share_ = 0;             // matches per rule and chunk
+  std::vector<std::optional<SearchResume>> resume_;  // per rule: where a chunked search goes on
+  size_t share_ = 0;                                 // matches per rule and chunk
   uint32_t apply_tick_ = 0;
   // Measured costs (the largest seen) that predict the rebuild after the last application.
   double index_seconds_per_node_ = 0;
