@@ -24,9 +24,9 @@
 // * max_matches: matches held at once, shared equally by the rules searched; it bounds the memory
 //   of an iteration (a pattern can have far more matches than the e-graph has nodes). A rule whose
 //   search reaches its share is finished in chunks after the other rules are applied: rebuild,
-//   search on from the class where it stopped, apply, and so on (RuleStats::chunks). Every match
-//   is still seen in the iteration, so saturation detection is exact. 0 means
-//   8 * max_nodes + 100000, with at least 4096 per rule.
+//   search on from the root e-node where it stopped, apply, and so on (RuleStats::chunks). Every
+//   match is still seen in the iteration, so saturation detection is exact. 0 means 8 * max_nodes +
+//   100000, with at least 4096 per rule.
 // A run stopped by a limit leaves a clean (rebuilt), sound e-graph that simply has not seen every
 // match of the last iteration.
 #pragma once
