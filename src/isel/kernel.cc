@@ -3,6 +3,8 @@
 #include <map>
 #include <numeric>
 
+#include "hlo/builder.h"
+#include "hlo/evaluator.h"
 #include "support/diagnostic.h"
 
 namespace tacit::isel {
@@ -308,6 +310,51 @@ ClassId unflattenWithLayout(IrBuilder& b, ClassId bytes, const hlo::Shape& with_
 
 ImportedKernel importKernel(const hlo::HloModule& module, IrBuilder& b) {
   return Importer(module, b).run();
+}
+
+hlo::Shape physicalShape(const hlo::Shape& with_layout) {
+  LayoutPlan plan = planLayout(with_layout, "", {});
+  if (plan.split_dims.empty()) return hlo::Shape(with_layout.elementType(), plan.physical_dims);
+  std::vector<int64_t> tiled;
+  for (int64_t p : plan.tile_perm)
+    tiled.push_back(plan.split_dims[static_cast<size_t>(p)]);
+  return hlo::Shape(with_layout.elementType(), tiled);
+}
+
+namespace {
+
+// Evaluates the layout's movement chain (or its inverse) on a literal.
+hlo::Literal relayout(const hlo::Literal& value, const hlo::Shape& with_layout, bool to_physical) {
+  LayoutPlan plan = planLayout(with_layout, "", {});
+  hlo::Shape logical(with_layout.elementType(), with_layout.dims());
+  hlo::HloBuilder b("relayout");
+  hlo::HloInstruction* x = b.parameter(0, to_physical ? logical : physicalShape(with_layout));
+  if (to_physical) {
+    if (!plan.to_physical.empty()) x = b.transpose(x, plan.to_physical);
+    if (!plan.split_dims.empty()) {
+      x = b.reshape(x, plan.split_dims);
+      if (!isIdentity(plan.tile_perm)) x = b.transpose(x, plan.tile_perm);
+    }
+  } else {
+    if (!plan.split_dims.empty()) {
+      if (!isIdentity(plan.tile_perm)) x = b.transpose(x, inverse(plan.tile_perm));
+      x = b.reshape(x, plan.physical_dims);
+    }
+    if (!plan.to_physical.empty()) x = b.transpose(x, inverse(plan.to_physical));
+  }
+  if (x->opcode() == HloOpcode::kParameter) return value;  // the default layout
+  auto comp = b.build(x);
+  return hlo::evaluate(*comp, std::span<const hlo::Literal>(&value, 1));
+}
+
+}  // namespace
+
+hlo::Literal toPhysical(const hlo::Literal& logical, const hlo::Shape& with_layout) {
+  return relayout(logical, with_layout, true);
+}
+
+hlo::Literal fromPhysical(const hlo::Literal& physical, const hlo::Shape& with_layout) {
+  return relayout(physical, with_layout, false);
 }
 
 }  // namespace tacit::isel

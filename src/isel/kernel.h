@@ -55,6 +55,13 @@ ImportedKernel importKernel(const hlo::HloModule& module, IrBuilder& b);
 // The byte-flattening of a value laid out with `layout` (transpose to physical order, tiling).
 ClassId flattenWithLayout(IrBuilder& b, ClassId value, const hlo::Shape& with_layout,
                           const std::string& file, SourceLoc loc);
+// The tensor whose row-major bytes are the HBM bytes of a value laid out as `with_layout`: the
+// logical shape itself for the default layout, else the dims in physical (tiled) order.
+hlo::Shape physicalShape(const hlo::Shape& with_layout);
+// Rearranges a logical value into that physical tensor, and back (exact: pure data movement).
+hlo::Literal toPhysical(const hlo::Literal& logical, const hlo::Shape& with_layout);
+hlo::Literal fromPhysical(const hlo::Literal& physical, const hlo::Shape& with_layout);
+
 // Its inverse: the logical tensor stored as `with_layout` in `bytes`.
 ClassId unflattenWithLayout(IrBuilder& b, ClassId bytes, const hlo::Shape& with_layout,
                             const std::string& file, SourceLoc loc);

@@ -19,7 +19,8 @@ std::string usageLine(const Command& c) {
   if (!c.positional.empty()) out += " " + c.positional;
   for (const OptionSpec& o : c.options) {
     std::string flag = "--" + o.name;
-    if (!o.value_name.empty()) flag += o.optional_value ? "[=" + o.value_name + "]" : " " + o.value_name;
+    if (!o.value_name.empty())
+      flag += o.optional_value ? "[=" + o.value_name + "]" : " " + o.value_name;
     out += " [" + flag + "]";
     if (o.repeated) out += "...";
   }
@@ -31,11 +32,14 @@ void printHelp(const Command& c) {
   if (!c.description.empty()) std::cout << "\n" << c.description << "\n";
   if (!c.options.empty()) std::cout << "\noptions:\n";
   for (const OptionSpec& o : c.options) {
-    std::string flag = "--" + o.name;
-    if (!o.value_name.empty()) flag += o.optional_value ? "[=" + o.value_name + "]" : " " + o.value_name;
+    std::string flag = (o.short_name.empty() ? "" : "-" + o.short_name + ", ") + "--" + o.name;
+    if (!o.value_name.empty())
+      flag += o.optional_value ? "[=" + o.value_name + "]" : " " + o.value_name;
     std::cout << "  " << flag;
-    if (flag.size() < 26) std::cout << std::string(26 - flag.size(), ' ');
-    else std::cout << "\n" << std::string(28, ' ');
+    if (flag.size() < 26)
+      std::cout << std::string(26 - flag.size(), ' ');
+    else
+      std::cout << "\n" << std::string(28, ' ');
     std::cout << o.help << (o.repeated ? " (repeatable)" : "") << "\n";
   }
   std::cout << "  --help                    show this help\n";
@@ -43,12 +47,14 @@ void printHelp(const Command& c) {
 
 void printOverview() {
   std::vector<Command> sorted = registry();
-  std::sort(sorted.begin(), sorted.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
-  std::cout << "tacit: one ISA description -> a bit-faithful test oracle and a verified compiler backend\n\n"
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Command& a, const Command& b) { return a.name < b.name; });
+  std::cout << "tacit: one ISA description -> a bit-faithful test oracle and a verified compiler "
+               "backend\n\n"
                "usage: tacit <command> [options]\n\ncommands:\n";
   for (const Command& c : sorted) {
-    std::cout << "  " << c.name << std::string(c.name.size() < 20 ? 20 - c.name.size() : 1, ' ') << c.summary
-              << "\n";
+    std::cout << "  " << c.name << std::string(c.name.size() < 20 ? 20 - c.name.size() : 1, ' ')
+              << c.summary << "\n";
   }
   std::cout << "\nRun `tacit <command> --help` for a command's options.\n";
 }
@@ -59,7 +65,8 @@ const Command* findCommand(const std::vector<std::string>& words, size_t& consum
   for (const Command& c : registry()) {
     std::istringstream in(c.name);
     std::vector<std::string> parts;
-    for (std::string w; in >> w;) parts.push_back(w);
+    for (std::string w; in >> w;)
+      parts.push_back(w);
     if (parts.size() > words.size() || parts.size() <= best_len) continue;
     if (std::equal(parts.begin(), parts.end(), words.begin())) {
       best = &c;
@@ -72,7 +79,9 @@ const Command* findCommand(const std::vector<std::string>& words, size_t& consum
 
 }  // namespace
 
-Registration::Registration(Command command) { registry().push_back(std::move(command)); }
+Registration::Registration(Command command) {
+  registry().push_back(std::move(command));
+}
 
 std::optional<std::string> Args::get(const std::string& name) const {
   auto it = values_.find(name);
@@ -145,14 +154,18 @@ Args parseArgs(const Command& command, const std::vector<std::string>& argv) {
       inline_value = body.substr(eq + 1);
       body = body.substr(0, eq);
     }
-    auto spec = std::find_if(command.options.begin(), command.options.end(),
-                             [&](const OptionSpec& o) { return o.name == body; });
+    bool single_dash = a[1] != '-';
+    auto spec =
+        std::find_if(command.options.begin(), command.options.end(), [&](const OptionSpec& o) {
+          return o.name == body || (single_dash && !o.short_name.empty() && o.short_name == body);
+        });
     if (spec == command.options.end()) {
       fail("unknown option '" + a + "' for 'tacit " + command.name + "'",
            "run 'tacit " + command.name + " --help' for the options it takes");
     }
     std::vector<std::string>& slot = args.values_[spec->name];
-    if (!slot.empty() && !spec->repeated) fail("option '--" + spec->name + "' given more than once");
+    if (!slot.empty() && !spec->repeated)
+      fail("option '--" + spec->name + "' given more than once");
     if (spec->value_name.empty()) {
       if (inline_value) fail("option '--" + spec->name + "' takes no value");
       slot.push_back("");
@@ -161,12 +174,14 @@ Args parseArgs(const Command& command, const std::vector<std::string>& argv) {
     } else if (spec->optional_value) {
       slot.push_back("");
     } else {
-      if (i + 1 >= argv.size()) fail("option '--" + spec->name + "' needs a value (" + spec->value_name + ")");
+      if (i + 1 >= argv.size())
+        fail("option '--" + spec->name + "' needs a value (" + spec->value_name + ")");
       slot.push_back(argv[++i]);
     }
   }
   int n = static_cast<int>(args.positionals_.size());
-  if (n < command.min_positionals || (command.max_positionals >= 0 && n > command.max_positionals)) {
+  if (n < command.min_positionals ||
+      (command.max_positionals >= 0 && n > command.max_positionals)) {
     fail("wrong number of arguments for 'tacit " + command.name + "'", usageLine(command));
   }
   return args;
@@ -185,7 +200,8 @@ int dispatch(int argc, char** argv) {
   size_t consumed = 0;
   const Command* command = findCommand(words, consumed);
   if (command == nullptr) {
-    std::cerr << "tacit: error: unknown command '" << words[0] << "'\n  hint: run 'tacit --help' for the list\n";
+    std::cerr << "tacit: error: unknown command '" << words[0]
+              << "'\n  hint: run 'tacit --help' for the list\n";
     return 2;
   }
   std::vector<std::string> rest(words.begin() + static_cast<std::ptrdiff_t>(consumed), words.end());

@@ -17,6 +17,7 @@ struct OptionSpec {
   std::string help;
   bool repeated = false;
   bool optional_value = false;  // `--verify` or `--verify=N`
+  std::string short_name;       // e.g. "o": `-o OUT` is `--output OUT`
 };
 
 class Args {

@@ -1,0 +1,134 @@
+#include "backend/compiler.h"
+
+#include <sstream>
+
+#include "alloc/allocator.h"
+#include "backend/emit.h"
+#include "isel/explain.h"
+
+namespace tacit::backend {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+}  // namespace
+
+std::string CompileStats::text() const {
+  std::ostringstream out;
+  out << "phase 1: e-graph " << saturation.nodes << " e-nodes, " << saturation.classes
+      << " e-classes, " << saturation.piis << " piis, " << saturation.iterations << " iterations ("
+      << isel::saturationStopName(saturation.stop) << ")\n"
+      << "time: import " << import_seconds * 1e3 << " ms, saturation " << saturate_seconds * 1e3
+      << " ms, extraction " << extract_seconds * 1e3 << " ms, allocation " << alloc_seconds * 1e3
+      << " ms (solver " << solver_seconds * 1e3 << " ms), total " << total_seconds * 1e3 << " ms\n"
+      << "candidates: " << candidates << " examined, " << allocated << " allocated, " << infeasible
+      << " infeasible, " << solver_limits << " hit the solver limit; best #" << best_candidate
+      << "; " << orders_tried << " orders tried\n"
+      << "search ended: " << stop << "\n";
+  return out.str();
+}
+
+std::string CompileStats::json() const {
+  std::ostringstream out;
+  out << "{\"enodes\": " << saturation.nodes << ", \"eclasses\": " << saturation.classes
+      << ", \"piis\": " << saturation.piis << ", \"iterations\": " << saturation.iterations
+      << ", \"saturation\": \"" << isel::saturationStopName(saturation.stop)
+      << "\", \"import_ms\": " << import_seconds * 1e3
+      << ", \"saturation_ms\": " << saturate_seconds * 1e3
+      << ", \"extraction_ms\": " << extract_seconds * 1e3
+      << ", \"allocation_ms\": " << alloc_seconds * 1e3
+      << ", \"solver_ms\": " << solver_seconds * 1e3 << ", \"total_ms\": " << total_seconds * 1e3
+      << ", \"candidates\": " << candidates << ", \"allocated\": " << allocated
+      << ", \"infeasible\": " << infeasible << ", \"solver_limits\": " << solver_limits
+      << ", \"best_candidate\": " << best_candidate << ", \"orders_tried\": " << orders_tried
+      << ", \"stop\": \"" << stop << "\"}";
+  return out.str();
+}
+
+CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
+                      const CompileOptions& options) {
+  Clock::time_point start = Clock::now();
+  CompileResult result;
+  result.model = options.cost.value_or(defaultCostModel(isa));
+  CompileStats& stats = result.stats;
+
+  isel::Selector selector(isa, kernel, options.selector);
+  stats.import_seconds = since(start);
+  Clock::time_point t = Clock::now();
+  stats.saturation = selector.saturate();
+  stats.saturate_seconds = since(t);
+
+  auto extractor = selector.extractor(options.extract);
+  std::optional<CompileResult> best;
+  int64_t best_cost = 0;
+  std::string last_failure;
+  stats.stop = "every candidate within the size bound was examined";
+  while (true) {
+    if (stats.candidates >= options.max_candidates) {
+      stats.stop = "candidate limit (" + std::to_string(options.max_candidates) + ")";
+      break;
+    }
+    if (Clock::now() - start > options.time_limit) {
+      stats.stop = "time limit";
+      break;
+    }
+    if (best) {
+      size_t patience = std::max(
+          options.min_patience,
+          static_cast<size_t>(options.patience_factor * static_cast<double>(stats.best_candidate)));
+      if (stats.candidates - stats.best_candidate >= patience) {
+        stats.stop =
+            "no better program in " + std::to_string(patience) + " candidates after the best";
+        break;
+      }
+    }
+    t = Clock::now();
+    std::optional<isel::PiiGraph> graph = extractor->next();
+    stats.extract_seconds += since(t);
+    if (!graph) break;
+    ++stats.candidates;
+    t = Clock::now();
+    alloc::AllocResult allocation =
+        alloc::allocate(isa, selector.units(), *graph, selector.kernel(), options.alloc);
+    stats.alloc_seconds += since(t);
+    stats.solver_seconds += allocation.solver_seconds;
+    stats.orders_tried += allocation.orders_tried;
+    if (allocation.status != alloc::AllocStatus::kAllocated) {
+      ++(allocation.status == alloc::AllocStatus::kLimit ? stats.solver_limits : stats.infeasible);
+      last_failure = allocation.reason;
+      continue;
+    }
+    ++stats.allocated;
+    ProgramCosts costs = measure(isa, selector.units(), *graph, allocation);
+    int64_t cost = costs.of(result.model);
+    if (!best || cost < best_cost) {
+      best_cost = cost;
+      stats.best_candidate = stats.candidates;
+      CompileResult r;
+      r.graph = std::move(*graph);
+      r.allocation = std::move(allocation);
+      r.costs = costs;
+      best = std::move(r);
+    }
+  }
+  if (!best) {
+    if (stats.candidates == 0) throw DiagnosticError(isel::explainNoCandidate(selector));
+    fail(kernel.sourceFile(), {},
+         "no instruction graph of the kernel can be placed in the ISA's buffers (" +
+             std::to_string(stats.candidates) + " candidates tried; last: " + last_failure + ")",
+         "the kernel may be too large for the buffers; raise --time-limit to try more candidates");
+  }
+  result.graph = std::move(best->graph);
+  result.allocation = std::move(best->allocation);
+  result.costs = best->costs;
+  result.program = buildProgram(isa, selector.units(), result.graph, result.allocation,
+                                selector.kernel(), kernel.name());
+  stats.total_seconds = since(start);
+  return result;
+}
+
+}  // namespace tacit::backend

@@ -1,0 +1,63 @@
+// The compile driver (ACT-ALGORITHM.md §2, §6): phase 1 candidates × phase 2 allocations, scored by
+// a cost model, the best kept.
+//
+// Stopping rule (deterministic: it counts candidates, never time): candidates come smallest
+// first; the search stops when `patience` candidates in a row brought no improvement, where
+// patience = max(min_patience, patience_factor × the number of candidates it took to find the
+// current best) — a budget proportional to the work the best took. Hard limits (max_candidates,
+// and the wall-clock time_limit as a safety net) end it earlier; the report says which rule ended
+// the search.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "backend/cost.h"
+#include "isel/selector.h"
+#include "oracle/program.h"
+
+namespace tacit::backend {
+
+struct CompileOptions {
+  std::optional<CostModel> cost;  // default: defaultCostModel(isa)
+  std::chrono::milliseconds time_limit{10'000};
+  size_t max_candidates = 256;
+  size_t min_patience = 8;
+  double patience_factor = 1.0;
+  isel::SelectorOptions selector;
+  isel::ExtractOptions extract;
+  alloc::AllocOptions alloc;
+};
+
+struct CompileStats {
+  isel::SaturationStats saturation;
+  double import_seconds = 0, saturate_seconds = 0, extract_seconds = 0, alloc_seconds = 0,
+         solver_seconds = 0, total_seconds = 0;
+  size_t candidates = 0;      // instruction graphs examined
+  size_t allocated = 0;       // of which phase 2 placed
+  size_t infeasible = 0;      // of which phase 2 proved impossible
+  size_t solver_limits = 0;   // of which the solver's time limit stopped
+  size_t best_candidate = 0;  // 1-based index of the best
+  size_t orders_tried = 0;
+  std::string stop;          // why the search ended
+  std::string text() const;  // the --stats table
+  std::string json() const;
+};
+
+struct CompileResult {
+  oracle::Program program;
+  isel::PiiGraph graph;
+  alloc::AllocResult allocation;
+  ProgramCosts costs;
+  CostModel model = CostModel::kCount;
+  CompileStats stats;
+};
+
+// Compiles `kernel` for `isa`. A kernel the compiler cannot model, one without any instruction
+// graph (the diagnostic names the HLO instruction no unit computes), and one whose graphs cannot
+// be allocated (it names the buffer or constraint) are DiagnosticErrors.
+CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
+                      const CompileOptions& options = {});
+
+}  // namespace tacit::backend

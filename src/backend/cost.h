@@ -1,0 +1,37 @@
+// Cost models for candidate search (ACT-ALGORITHM.md §6).
+//
+//  count  hardware instructions executed (a macro counts the calls it expands to);
+//  spec   the sum of the spec's `cost` expressions over the calls, with their attribute values;
+//  bytes  data moved between buffers: every operand slice a call reads from a buffer other than
+//         the one its result goes to (HBM <-> scratchpads, scratchpad <-> accumulator).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "alloc/allocator.h"
+
+namespace tacit::backend {
+
+enum class CostModel { kCount, kSpec, kBytes };
+std::string_view costModelName(CostModel m);
+std::optional<CostModel> parseCostModel(std::string_view name);
+// `spec` if any instruction of the ISA has a cost expression, else `count`.
+CostModel defaultCostModel(const taidl::Isa& isa);
+
+struct ProgramCosts {
+  int64_t instructions = 0;
+  int64_t spec = 0;
+  int64_t bytes = 0;
+  int64_t of(CostModel m) const {
+    return m == CostModel::kCount ? instructions : m == CostModel::kSpec ? spec : bytes;
+  }
+};
+
+ProgramCosts measure(const taidl::Isa& isa, const isel::UnitSet& units, const isel::PiiGraph& graph,
+                     const alloc::AllocResult& allocation);
+
+}  // namespace tacit::backend
