@@ -1,0 +1,99 @@
+// The planned executor behind oracle::Machine (internal): one Entry per (instruction, key) holds
+// the specialisation, one compiled hlo::EvalPlan per phase, how each slice is addressed in the
+// machine's buffers, and preallocated staging for slices that cannot be used in place.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "hlo/evaluator.h"
+#include "hlo/literal.h"
+#include "oracle/memory.h"
+#include "taidl/specialize.h"
+#include "taidl/walk.h"
+
+namespace tacit::oracle::detail {
+
+// How one slice of a specialisation lies in its buffer.
+struct AccessPlan {
+  int32_t buffer = -1;
+  uint32_t start_offset = 0;    // its starts in WalkResult::starts
+  std::vector<int64_t> dims;    // the buffer tensor's dimensions (HBM: filled in at run time)
+  std::vector<int64_t> extent;  // the slice's extent per dimension
+  std::vector<int64_t> stride;  // element strides of the buffer (HBM: {1})
+  int64_t elem = 1;             // bytes per element
+  int64_t bytes = 0;            // bytes of the slice
+  // The slice is `runs` pieces of `run_bytes` contiguous bytes; the first `outer` dimensions
+  // enumerate the pieces. contiguous == (runs == 1).
+  size_t outer = 0;
+  int64_t runs = 1;
+  int64_t run_bytes = 0;
+  bool contiguous() const { return runs == 1; }
+};
+
+struct PhasePlan {
+  std::unique_ptr<hlo::EvalPlan> plan;  // null for a phase without outputs
+  std::vector<uint32_t> reads, writes;  // access indices
+  std::vector<hlo::AlignedBytes> stage_in, stage_out, carried;
+  std::vector<const void*> in;
+  std::vector<void*> out;
+  bool writes_share_buffer = false;  // then every write is staged and stored in order
+};
+
+struct Entry {
+  int32_t instruction = -1;
+  std::unique_ptr<taidl::Specialization> spec;
+  std::vector<AccessPlan> accesses;
+  std::vector<PhasePlan> phases;
+  struct Flow {
+    int32_t src = -1;  // -1: nothing read
+    int32_t dst = -1;
+    int64_t bytes = 0;
+  };
+  std::vector<Flow> flows;  // for Stats::moved
+};
+
+struct CacheKey {
+  int32_t instruction = -1;
+  taidl::SpecKey key;
+  friend bool operator==(const CacheKey&, const CacheKey&) = default;
+};
+struct CacheKeyHash {
+  size_t operator()(const CacheKey& k) const {
+    return taidl::SpecKeyHash{}(k.key) * 31 + static_cast<size_t>(k.instruction);
+  }
+};
+
+// The machine state the executor reads and writes.
+struct State {
+  std::vector<ZeroedMemory> buffers;  // [0] = HBM
+  std::vector<int64_t> regs;
+  int64_t hbm_bytes = 0;
+};
+
+class Executor {
+ public:
+  explicit Executor(const taidl::Isa& isa) : isa_(isa) {}
+
+  // The entry for `key` (built and compiled on the first use).
+  Entry& entry(int32_t instruction, const taidl::SpecKey& key, const taidl::CallSite& site);
+  size_t entries() const { return cache_.size(); }
+
+  // Runs the data part of one execution whose walk is `w` (starts may be clamped in place).
+  void execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> attrs,
+               const taidl::CallSite& site, bool clamp, State& state);
+
+ private:
+  std::unique_ptr<Entry> build(int32_t instruction, const taidl::SpecKey& key,
+                               const taidl::CallSite& site);
+  void checkBounds(Entry& e, taidl::WalkResult& w, std::span<const int64_t> attrs,
+                   const taidl::CallSite& site, bool clamp, int64_t hbm);
+
+  const taidl::Isa& isa_;
+  std::unordered_map<CacheKey, std::unique_ptr<Entry>, CacheKeyHash> cache_;
+};
+
+}  // namespace tacit::oracle::detail

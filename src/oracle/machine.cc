@@ -1,0 +1,371 @@
+#include "oracle/machine.h"
+
+#include <cstring>
+#include <iostream>
+
+#include "hlo/printer.h"
+#include "oracle/exec.h"
+#include "oracle/tasm.h"
+#include "support/strings.h"
+#include "taidl/walk.h"
+
+namespace tacit::oracle {
+
+using detail::Entry;
+
+namespace {
+
+// A program statement prepared for execution: its walk options (the call site for
+// diagnostics), scratch for attribute values, and the last entry it used (equal keys in a row
+// skip the cache lookup).
+struct Site {
+  const Stmt* stmt = nullptr;
+  taidl::WalkOptions walk;
+  std::vector<int64_t> attrs;
+  Entry* memo = nullptr;
+  // Macros: the expansion of the last attribute values, with one memo per expanded call.
+  std::vector<int64_t> expanded_for;
+  bool expanded = false;
+  std::vector<taidl::ExpandedCall> expansion;
+  std::vector<Entry*> memos;
+  std::vector<Site> body;  // loops
+  std::vector<int64_t> scratch;
+};
+
+}  // namespace
+
+class Machine::Impl {
+ public:
+  Impl(const taidl::Isa& isa, RunOptions options)
+      : isa_(isa), options_(std::move(options)), exec_(isa) {
+    reset(1);
+  }
+
+  const taidl::Isa& isa_;
+  RunOptions options_;
+  detail::Executor exec_;
+  detail::State state_;
+  Stats stats_;
+  taidl::WalkResult walk_;
+  const std::string* file_ = nullptr;
+
+  void reset(int64_t hbm_bytes) {
+    if (hbm_bytes <= 0 || hbm_bytes > kMaxHbmBytes)
+      fail("the HBM size must be between 1 and " + std::to_string(kMaxHbmBytes) + " bytes");
+    state_.buffers.resize(isa_.buffers.size());
+    for (size_t b = 0; b < isa_.buffers.size(); ++b)
+      state_.buffers[b].allocate(static_cast<size_t>(bufferBytes(b, hbm_bytes)));
+    state_.hbm_bytes = hbm_bytes;
+    state_.regs = isa_.initialRegisters();
+    stats_ = Stats();
+    size_t n = isa_.instructions.size(), nb = isa_.buffers.size();
+    stats_.per_instruction.assign(n, 0);
+    stats_.cost_per_instruction.assign(n, 0);
+    stats_.moved.assign(nb + 1, std::vector<int64_t>(nb, 0));
+    stats_.bytes_read.assign(nb, 0);
+    stats_.bytes_written.assign(nb, 0);
+  }
+
+  int64_t bufferBytes(size_t b, int64_t hbm_bytes) const {
+    const taidl::Buffer& buf = isa_.buffers[b];
+    if (buf.is_hbm) return hbm_bytes;
+    int64_t n = hlo::byteSize(buf.dtype);
+    for (int64_t d : buf.access)
+      n *= d;
+    for (int64_t d : buf.unit)
+      n *= d;
+    return n;
+  }
+
+  // ---- preparing a program ----
+  std::vector<Site> prepare(const std::vector<Stmt>& list) {
+    std::vector<Site> out;
+    out.reserve(list.size());
+    for (const Stmt& s : list) {
+      Site& site = out.emplace_back();
+      site.stmt = &s;
+      site.walk.constraints =
+          options_.warn_constraints ? taidl::ConstraintMode::kWarn : taidl::ConstraintMode::kError;
+      site.walk.warnings = options_.warnings;
+      site.walk.site = taidl::CallSite{file_ ? *file_ : std::string(), s.loc};
+      site.attrs.resize(s.attrs.size());
+      if (s.kind == StmtKind::kLoop) site.body = prepare(s.body);
+    }
+    return out;
+  }
+
+  [[noreturn]] void failAt(const Site& s, const std::string& message,
+                           const std::string& hint = {}) {
+    fail(s.walk.site.file, s.walk.site.loc, message, hint);
+  }
+
+  void step(const Site& s, int64_t n = 1) {
+    stats_.steps += n;
+    if (stats_.steps > options_.max_steps)
+      failAt(s,
+             "the program executes more than " + std::to_string(options_.max_steps) +
+                 " statements (the step limit)",
+             "raise RunOptions::max_steps if the program is meant to run this long");
+  }
+
+  int64_t value(const Site& s, const Affine& a, const std::vector<int64_t>& loops) {
+    int64_t v = 0;
+    if (!a.eval(loops, &v)) failAt(s, "an affine value overflows 64-bit integers");
+    return v;
+  }
+
+  // ---- executing ----
+  void block(std::vector<Site>& sites, std::vector<int64_t>& loops) {
+    for (Site& s : sites) {
+      const Stmt& st = *s.stmt;
+      step(s);
+      switch (st.kind) {
+        case StmtKind::kCall:
+          for (size_t k = 0; k < st.attrs.size(); ++k)
+            s.attrs[k] = value(s, st.attrs[k], loops);
+          callSite(s);
+          break;
+        case StmtKind::kLoop:
+          loop(s, loops);
+          break;
+        case StmtKind::kDebug:
+          debug(s, loops);
+          break;
+      }
+    }
+  }
+
+  void loop(Site& s, std::vector<int64_t>& loops) {
+    int64_t lo = value(s, s.stmt->lo, loops), hi = value(s, s.stmt->hi, loops);
+    if (hi <= lo) return;
+    if (s.body.empty()) {
+      step(s, hi - lo);
+      return;
+    }
+    loops.push_back(lo);
+    for (int64_t v = lo; v < hi; ++v) {
+      loops.back() = v;
+      if (v != lo) step(s);
+      block(s.body, loops);
+    }
+    loops.pop_back();
+  }
+
+  void callSite(Site& s) {
+    if (!s.stmt->is_macro) {
+      instruction(s.stmt->unit, s.attrs, s, s.memo, -1);
+      return;
+    }
+    ++stats_.macro_calls;
+    if (!s.expanded || s.expanded_for != s.attrs) {
+      s.expansion = taidl::expandMacro(isa_, s.stmt->unit, s.attrs, s.walk.site);
+      s.memos.assign(s.expansion.size(), nullptr);
+      s.expanded_for = s.attrs;
+      s.expanded = true;
+    }
+    for (size_t c = 0; c < s.expansion.size(); ++c)
+      instruction(s.expansion[c].instruction, s.expansion[c].attrs, s, s.memos[c], s.stmt->unit);
+  }
+
+  void instruction(int32_t inst, std::span<const int64_t> attrs, Site& s, Entry*& memo,
+                   int32_t macro) {
+    taidl::walk(isa_, inst, attrs, state_.regs, s.walk, walk_);
+    Entry* e = memo;
+    if (e == nullptr || e->instruction != inst || e->spec->key.words != walk_.key.words) {
+      size_t before = exec_.entries();
+      e = &exec_.entry(inst, walk_.key, s.walk.site);
+      stats_.specialisations += exec_.entries() > before ? 1 : 0;
+      memo = e;
+    }
+    count(*e, inst);
+    if (options_.trace) {
+      TraceEvent ev{&isa_, inst, attrs, macro, s.walk.site.file, s.walk.site.loc, walk_.cost};
+      options_.trace(ev);
+    }
+    exec_.execute(*e, walk_, attrs, s.walk.site, options_.clamp, state_);
+  }
+
+  void count(const Entry& e, int32_t inst) {
+    ++stats_.instructions;
+    stats_.total_cost += walk_.cost;
+    ++stats_.per_instruction[static_cast<size_t>(inst)];
+    stats_.cost_per_instruction[static_cast<size_t>(inst)] += walk_.cost;
+    for (const Entry::Flow& f : e.flows) {
+      size_t src = f.src < 0 ? isa_.buffers.size() : static_cast<size_t>(f.src);
+      stats_.moved[src][static_cast<size_t>(f.dst)] += f.bytes;
+    }
+    for (size_t i = 0; i < e.accesses.size(); ++i) {
+      auto b = static_cast<size_t>(e.accesses[i].buffer);
+      (e.spec->accesses[i].write ? stats_.bytes_written : stats_.bytes_read)[b] +=
+          e.accesses[i].bytes;
+    }
+  }
+
+  void debug(Site& s, const std::vector<int64_t>& loops);
+
+  void execute(const Program& p) {
+    file_ = &p.file;
+    std::vector<Site> sites = prepare(p.body);
+    std::vector<int64_t> loops;
+    block(sites, loops);
+  }
+};
+
+// ---- debug statements --------------------------------------------------------------------------
+
+void Machine::Impl::debug(Site& s, const std::vector<int64_t>& loops) {
+  const Stmt& st = *s.stmt;
+  const taidl::Buffer& b = isa_.buffers[static_cast<size_t>(st.buffer)];
+  std::vector<int64_t> dims = b.access;
+  if (b.is_hbm) dims[0] = state_.hbm_bytes;
+  dims.insert(dims.end(), b.unit.begin(), b.unit.end());
+  std::vector<int64_t> start(dims.size(), 0), extent = dims;
+  std::string where = b.name.text + "[";
+  for (size_t k = 0; k < dims.size(); ++k) {
+    if (k < st.ranges.size()) {
+      start[k] = value(s, st.ranges[k].start, loops);
+      int64_t end = value(s, st.ranges[k].end, loops);
+      if (start[k] < 0 || end < start[k] || end > dims[k])
+        failAt(s, "debug range [" + std::to_string(start[k]) + ":" + std::to_string(end) +
+                      ") is outside dimension " + std::to_string(k) + " of " + b.name.text +
+                      " (size " + std::to_string(dims[k]) + ")");
+      extent[k] = end - start[k];
+    }
+    where +=
+        (k ? ", " : "") + std::to_string(start[k]) + ":" + std::to_string(start[k] + extent[k]);
+  }
+  where += "]";
+  hlo::Literal lit(hlo::Shape(b.dtype, extent));
+  int64_t elem = hlo::byteSize(b.dtype);
+  std::vector<int64_t> stride = hlo::rowMajorStrides(dims);
+  std::vector<int64_t> idx(dims.size(), 0);
+  const uint8_t* mem = state_.buffers[static_cast<size_t>(st.buffer)].data();
+  for (int64_t n = 0; n < lit.elementCount(); ++n) {
+    int64_t off = 0;
+    for (size_t k = 0; k < dims.size(); ++k)
+      off += (start[k] + idx[k]) * stride[k];
+    std::memcpy(lit.bytes() + n * elem, mem + off * elem, static_cast<size_t>(elem));
+    for (size_t k = dims.size(); k-- > 0;) {
+      if (++idx[k] < extent[k]) break;
+      idx[k] = 0;
+    }
+  }
+  if (st.view != hlo::PrimitiveType::kInvalid) {
+    int64_t size = hlo::byteSize(st.view);
+    if (lit.elementCount() % size != 0)
+      failAt(s, "debug: " + std::to_string(lit.elementCount()) +
+                    " bytes are not a whole number of " +
+                    std::string(hlo::primitiveTypeName(st.view)) + " elements");
+    hlo::Literal viewed(hlo::Shape(st.view, {lit.elementCount() / size}));
+    std::memcpy(viewed.bytes(), lit.bytes(), lit.byteCount());
+    lit = std::move(viewed);
+    where += " as " + std::string(hlo::primitiveTypeName(st.view));
+  }
+  std::string text = (st.label.empty() ? "" : st.label + ": ") + where + " = " +
+                     lit.shape().shortStr() + " " + hlo::literalText(lit) + "\n";
+  if (options_.debug)
+    options_.debug(text);
+  else
+    std::cout << text;
+}
+
+// ---- Machine -----------------------------------------------------------------------------------
+
+Machine::Machine(const taidl::Isa& isa, RunOptions options)
+    : impl_(std::make_unique<Impl>(isa, std::move(options))) {}
+Machine::~Machine() = default;
+Machine::Machine(Machine&&) noexcept = default;
+
+const taidl::Isa& Machine::isa() const {
+  return impl_->isa_;
+}
+RunOptions& Machine::options() {
+  return impl_->options_;
+}
+void Machine::reset(int64_t hbm_bytes) {
+  impl_->reset(hbm_bytes);
+}
+int64_t Machine::hbmBytes() const {
+  return impl_->state_.hbm_bytes;
+}
+std::span<int64_t> Machine::registers() {
+  return impl_->state_.regs;
+}
+const Stats& Machine::stats() const {
+  return impl_->stats_;
+}
+
+std::span<uint8_t> Machine::memory(int32_t buffer) {
+  if (buffer < 0 || static_cast<size_t>(buffer) >= impl_->state_.buffers.size())
+    fail("Machine::memory: no buffer number " + std::to_string(buffer));
+  auto& m = impl_->state_.buffers[static_cast<size_t>(buffer)];
+  return {m.data(), m.size()};
+}
+
+void Machine::call(std::string_view unit, std::span<const int64_t> attrs) {
+  Program p("call", impl_->state_.hbm_bytes);
+  p.call(impl_->isa_, unit, std::vector<Affine>(attrs.begin(), attrs.end()));
+  execute(p);
+}
+
+void Machine::execute(const Program& program) {
+  if (program.hbm_bytes != impl_->state_.hbm_bytes)
+    fail(program.file, {},
+         "the program needs " + std::to_string(program.hbm_bytes) +
+             " bytes of HBM, the machine has " + std::to_string(impl_->state_.hbm_bytes));
+  impl_->execute(program);
+}
+
+std::map<std::string, hlo::Literal> Machine::run(
+    const Program& program, const std::map<std::string, hlo::Literal>& inputs) {
+  const taidl::Isa& isa = impl_->isa_;
+  checkProgram(isa, program);
+  for (const auto& [name, lit] : inputs) {
+    const Tensor* t = program.findTensor(name);
+    if (t == nullptr || t->kind != TensorKind::kInput)
+      fail(program.file, {}, "the program has no input '" + name + "'",
+           "inputs: " + joinWith(program.tensors, ", ", [](const Tensor& x) {
+             return x.kind == TensorKind::kInput ? x.name : std::string("-");
+           }));
+  }
+  impl_->reset(program.hbm_bytes);
+  uint8_t* hbm = impl_->state_.buffers[0].data();
+  for (const Tensor& t : program.tensors) {
+    if (t.kind == TensorKind::kConst) {
+      std::memcpy(hbm + t.addr, t.value.bytes(), t.value.byteCount());
+      continue;
+    }
+    if (t.kind != TensorKind::kInput) continue;
+    auto it = inputs.find(t.name);
+    if (it == inputs.end())
+      fail(program.file, t.loc, "missing input '" + t.name + "' (" + t.shape.shortStr() + ")");
+    const hlo::Literal& v = it->second;
+    if (v.isTuple() || v.isUnknown() || v.shape().elementType() != t.shape.elementType() ||
+        v.shape().dims() != t.shape.dims())
+      fail(program.file, t.loc,
+           "input '" + t.name + "' is declared " + t.shape.shortStr() + " but the value given is " +
+               (v.isTuple() ? std::string("a tuple") : v.shape().shortStr()),
+           "wrong tensor size or type");
+    std::memcpy(hbm + t.addr, v.bytes(), v.byteCount());
+  }
+  impl_->execute(program);
+  std::map<std::string, hlo::Literal> out;
+  for (const Tensor& t : program.tensors) {
+    if (t.kind != TensorKind::kOutput) continue;
+    hlo::Literal lit(t.shape);
+    std::memcpy(lit.bytes(), impl_->state_.buffers[0].data() + t.addr, lit.byteCount());
+    out.emplace(t.name, std::move(lit));
+  }
+  return out;
+}
+
+std::map<std::string, hlo::Literal> run(const taidl::Isa& isa, const Program& program,
+                                        const std::map<std::string, hlo::Literal>& inputs,
+                                        const RunOptions& options, Stats* stats) {
+  Machine m(isa, options);
+  auto out = m.run(program, inputs);
+  if (stats != nullptr) *stats = m.stats();
+  return out;
+}
+
+}  // namespace tacit::oracle

@@ -1,0 +1,59 @@
+#include "oracle/memory.h"
+
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "support/diagnostic.h"
+
+namespace tacit::oracle::detail {
+namespace {
+
+// Below this, malloc + memset is cheaper than a mapping.
+constexpr size_t kMapThreshold = size_t{1} << 18;
+
+}  // namespace
+
+ZeroedMemory& ZeroedMemory::operator=(ZeroedMemory&& o) noexcept {
+  if (this != &o) {
+    release();
+    data_ = o.data_;
+    size_ = o.size_;
+    mapped_ = o.mapped_;
+    o.data_ = nullptr;
+    o.size_ = 0;
+  }
+  return *this;
+}
+
+void ZeroedMemory::allocate(size_t bytes) {
+  release();
+  if (bytes == 0) return;
+  if (bytes >= kMapThreshold) {
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) fail("cannot allocate " + std::to_string(bytes) + " bytes of memory");
+    data_ = static_cast<uint8_t*>(p);
+    mapped_ = true;
+  } else {
+    size_t rounded = (bytes + 63) / 64 * 64;
+    data_ = static_cast<uint8_t*>(std::aligned_alloc(64, rounded));
+    if (data_ == nullptr) fail("cannot allocate " + std::to_string(bytes) + " bytes of memory");
+    std::memset(data_, 0, rounded);
+    mapped_ = false;
+  }
+  size_ = bytes;
+}
+
+void ZeroedMemory::release() {
+  if (data_ == nullptr) return;
+  if (mapped_)
+    munmap(data_, size_);
+  else
+    std::free(data_);
+  data_ = nullptr;
+  size_ = 0;
+}
+
+}  // namespace tacit::oracle::detail

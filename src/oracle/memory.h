@@ -1,0 +1,38 @@
+// Zero-initialised machine memory. Large blocks come from anonymous mappings, so the OS hands
+// out zero pages on first touch: a 64 MiB scratchpad of which a kernel uses 1 MiB costs 1 MiB of
+// memory and no time to clear. Internal to the oracle.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tacit::oracle::detail {
+
+class ZeroedMemory {
+ public:
+  ZeroedMemory() = default;
+  explicit ZeroedMemory(size_t bytes) { allocate(bytes); }
+  ~ZeroedMemory() { release(); }
+  ZeroedMemory(ZeroedMemory&& o) noexcept : data_(o.data_), size_(o.size_), mapped_(o.mapped_) {
+    o.data_ = nullptr;
+    o.size_ = 0;
+  }
+  ZeroedMemory& operator=(ZeroedMemory&& o) noexcept;
+  ZeroedMemory(const ZeroedMemory&) = delete;
+  ZeroedMemory& operator=(const ZeroedMemory&) = delete;
+
+  // Replaces the contents by `bytes` zero bytes (64-byte aligned). Throws DiagnosticError if the
+  // memory cannot be had.
+  void allocate(size_t bytes);
+  uint8_t* data() { return data_; }
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  void release();
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  bool mapped_ = false;
+};
+
+}  // namespace tacit::oracle::detail

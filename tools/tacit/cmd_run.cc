@@ -1,0 +1,105 @@
+// `tacit run SPEC PROGRAM.tasm [--param K=V]... --input NAME=FILE.npy ... --output-dir DIR
+//  [--trace] [--stats] [--clamp] [--warn-constraints]`: runs a .tasm program on the oracle
+// (docs/oracle.md) and writes one DIR/<output>.npy per output, all or nothing.
+#include <charconv>
+#include <iostream>
+
+#include "cli.h"
+#include "hlo/npy_literal.h"
+#include "oracle/machine.h"
+#include "oracle/tasm.h"
+#include "support/output.h"
+#include "support/strings.h"
+#include "taidl/isa.h"
+
+namespace tacit::cli {
+namespace {
+
+taidl::ParamOverrides paramOverrides(const Args& args) {
+  taidl::ParamOverrides out;
+  for (const auto& [key, text] : args.keyValues("param")) {
+    int64_t value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size())
+      fail("--param " + key + "=" + text + ": expected an integer value");
+    out.emplace_back(key, value);
+  }
+  return out;
+}
+
+std::map<std::string, hlo::Literal> loadInputs(const oracle::Program& program, const Args& args) {
+  std::map<std::string, hlo::Literal> inputs;
+  for (const auto& [name, path] : args.keyValues("input")) {
+    const oracle::Tensor* t = program.findTensor(name);
+    if (t == nullptr || t->kind != oracle::TensorKind::kInput)
+      fail("--input " + name + "=" + path + ": the program has no input '" + name + "'",
+           "inputs: " + joinWith(program.tensors, ", ", [](const oracle::Tensor& x) {
+             return x.kind == oracle::TensorKind::kInput ? x.name + " " + x.shape.shortStr()
+                                                         : std::string();
+           }));
+    if (inputs.count(name)) fail("--input gives '" + name + "' twice");
+    inputs.emplace(name, hlo::readNpyLiteral(path, t->shape, "input '" + name + "'"));
+  }
+  return inputs;
+}
+
+int runProgram(const Args& args) {
+  auto dir = args.get("output-dir");
+  if (!dir) fail("missing --output-dir DIR", "tacit run SPEC PROGRAM.tasm --output-dir DIR");
+  DiagnosticSink warnings;
+  taidl::Isa isa = taidl::loadIsaFile(args.positionals()[0], paramOverrides(args), &warnings);
+  for (const Diagnostic& d : warnings.all())
+    std::cerr << d.str() << "\n";
+  warnings.clear();
+  oracle::Program program = oracle::parseProgramFile(isa, args.positionals()[1]);
+  std::map<std::string, hlo::Literal> inputs = loadInputs(program, args);
+
+  oracle::RunOptions options;
+  options.clamp = args.has("clamp");
+  options.warn_constraints = args.has("warn-constraints");
+  options.warnings = &warnings;
+  if (args.has("trace"))
+    options.trace = [](const oracle::TraceEvent& e) { std::cout << e.text() << "\n"; };
+  oracle::Machine machine(isa, options);
+  std::map<std::string, hlo::Literal> outputs;
+  try {
+    outputs = machine.run(program, inputs);
+  } catch (const DiagnosticError&) {
+    for (const Diagnostic& d : warnings.all())
+      std::cerr << d.str() << "\n";
+    throw;
+  }
+  for (const Diagnostic& d : warnings.all())
+    std::cerr << d.str() << "\n";
+
+  makeDirectories(*dir);
+  OutputTransaction out;
+  for (const auto& [name, lit] : outputs)
+    out.write(*dir + "/" + name + ".npy", hlo::serializeNpyLiteral(lit));
+  out.commit();
+  if (args.has("stats")) std::cout << machine.stats().text(isa);
+  return 0;
+}
+
+Registration run_command{Command{
+    "run",
+    "SPEC PROGRAM.tasm",
+    "run a .tasm program on the oracle",
+    "Loads SPEC (a .taidl ISA description; --param K=V overrides its parameters), parses\n"
+    "PROGRAM.tasm (docs/tasm.md), writes its constants and the --input tensors into HBM, executes\n"
+    "it with the spec's semantics, bit for bit (docs/oracle.md), and writes DIR/<output>.npy for\n"
+    "every output. A violated constraint or an out-of-range slice is an error naming the\n"
+    "instruction and its attribute values (see --warn-constraints and --clamp).",
+    {{"param", "K=V", "override a spec parameter (repeatable)", true},
+     {"input", "NAME=FILE", "value of input NAME from a .npy file (repeatable)", true},
+     {"output-dir", "DIR", "directory for the output .npy files (created if missing)"},
+     {"trace", "", "print each executed instruction with its attribute values"},
+     {"stats", "", "print instruction counts, bytes moved per buffer pair and the total cost"},
+     {"clamp", "", "clamp out-of-range slice starts as XLA does instead of failing"},
+     {"warn-constraints", "", "warn about violated constraints instead of failing"}},
+    2,
+    2,
+    runProgram}};
+
+}  // namespace
+}  // namespace tacit::cli
