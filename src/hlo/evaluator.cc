@@ -412,7 +412,55 @@ Value Planner::compileComputation(const HloComputation& computation,
   return it->second;
 }
 
+namespace {
+
+// The typed attribute an instruction carries although its opcode gives it no meaning (possible in
+// IR built programmatically; the parser rejects it), or nullptr.
+const char* strayTypedAttribute(const HloInstruction& inst) {
+  using O = HloOpcode;
+  const HloAttributes& a = inst.attrs();
+  O op = inst.opcode();
+  auto is = [&](std::initializer_list<O> ops) {
+    return std::find(ops.begin(), ops.end(), op) != ops.end();
+  };
+  if (a.dimensions && !is({O::kBroadcast, O::kTranspose, O::kReduce, O::kReverse, O::kConcatenate,
+                           O::kSort, O::kMap})) {
+    return "dimensions";
+  }
+  if (a.index && op != O::kGetTupleElement) return "index";
+  if (a.iota_dimension && op != O::kIota) return "iota_dimension";
+  if (a.slice && op != O::kSlice) return "slice";
+  if (a.dynamic_slice_sizes && op != O::kDynamicSlice) return "dynamic_slice_sizes";
+  if (a.padding && op != O::kPad) return "padding";
+  if (a.window && !is({O::kReduceWindow, O::kConvolution})) return "window";
+  if (a.conv_dims && op != O::kConvolution) return "dim_labels";
+  if (a.feature_group_count && op != O::kConvolution) return "feature_group_count";
+  if (a.batch_group_count && op != O::kConvolution) return "batch_group_count";
+  if (a.dot_dims && op != O::kDot) return "dot dimension numbers";
+  if (a.direction && op != O::kCompare) return "direction";
+  if (a.comparison_type && op != O::kCompare) return "type";
+  if (a.exponent_bits || a.mantissa_bits) return "exponent_bits/mantissa_bits";
+  if (a.is_stable && op != O::kSort) return "is_stable";
+  for (const CalledComputations& c : a.called) {
+    const std::string& n = c.attribute;
+    bool ok =
+        (n == "to_apply" && is({O::kCall, O::kReduce, O::kReduceWindow, O::kMap, O::kSort})) ||
+        (n == "calls" && op == O::kFusion) ||
+        ((n == "condition" || n == "body") && op == O::kWhile) ||
+        ((n == "true_computation" || n == "false_computation" || n == "branch_computations") &&
+         op == O::kConditional);
+    if (!ok) return n.c_str();
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 void Planner::checkAttributes(const HloInstruction& inst) const {
+  if (const char* stray = strayTypedAttribute(inst)) {
+    fail(inst, std::string("unsupported attribute '") + stray + "' for this opcode",
+         "the evaluator never ignores an attribute");
+  }
   for (const RawAttribute& raw : inst.attrs().raw) {
     if (neutralAttributes().count(raw.name) || opAcceptsRaw(inst.opcode(), raw.name)) continue;
     tacit::fail(file_, raw.loc.known() ? raw.loc : inst.loc(),

@@ -267,6 +267,14 @@ ENTRY e {
   m2->entry()->root()->attrs().raw.push_back({"mystery", "1", {}});
   Diagnostic d2 = errorOf([&] { checkEvaluable(*m2); });
   EXPECT_NE(d2.message.find("unsupported attribute 'mystery'"), std::string::npos) << d2.str();
+  // So is a typed attribute on an opcode that gives it no meaning.
+  auto m4 = parseText(
+      "HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  ROOT n = f32[2] negate(a)\n}\n");
+  m4->entry()->root()->attrs().dimensions = std::vector<int64_t>{0};
+  Diagnostic d4 = errorOf([&] { checkEvaluable(*m4); });
+  EXPECT_NE(d4.message.find("unsupported attribute 'dimensions' for this opcode"),
+            std::string::npos)
+      << d4.str();
   // Neutral attributes are accepted.
   auto m3 = parseText(R"(HloModule m
 ENTRY e {
