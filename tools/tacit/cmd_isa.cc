@@ -45,6 +45,19 @@ std::string signature(const std::vector<taidl::Attribute>& attrs, int32_t num_al
   return "(" + alpha + (beta.empty() ? "" : "; " + beta) + ")";
 }
 
+// "n 1..128, k 0..?" for the computational attributes (inferred ranges).
+std::string rangesText(const std::vector<taidl::Attribute>& attrs,
+                       const std::vector<taidl::AlphaRange>& ranges) {
+  std::string out;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const taidl::Interval& r = ranges[i].range;
+    out += (out.empty() ? "" : ", ") + attrs[i].name.text + " " +
+           (r.hasLo() ? std::to_string(r.lo) : "?") + ".." +
+           (r.hasHi() ? std::to_string(r.hi) : "?");
+  }
+  return out.empty() ? "" : "  [" + out + "]";
+}
+
 std::string shapeText(const taidl::Buffer& b) {
   std::vector<std::string> dims;
   for (int64_t d : b.access)
@@ -126,8 +139,9 @@ int runCheck(const Args& args) {
     const taidl::Instruction& inst = isa.instructions[i];
     std::vector<std::string> reads, writes;
     collectBuffers(isa, inst.body, reads, writes);
-    std::cout << "  " << inst.name.text << signature(inst.attrs, inst.num_alpha) << "  "
-              << flow(reads, writes) << "  " << status(isa.instruction_semantics[i]) << "\n";
+    std::cout << "  " << inst.name.text << signature(inst.attrs, inst.num_alpha)
+              << rangesText(inst.attrs, isa.instruction_ranges[i]) << "  " << flow(reads, writes)
+              << "  " << status(isa.instruction_semantics[i]) << "\n";
     if (semantics) std::cout << taidl::semanticsText(isa, isa.instruction_semantics[i]);
   }
   if (!isa.macros.empty()) {
@@ -136,8 +150,9 @@ int runCheck(const Args& args) {
       const taidl::Macro& m = isa.macros[i];
       std::vector<std::string> reads, writes;
       macroBuffers(isa, m, reads, writes);
-      std::cout << "  " << m.name.text << signature(m.attrs, m.num_alpha) << "  "
-                << flow(reads, writes) << "  " << status(isa.macro_semantics[i]) << "\n";
+      std::cout << "  " << m.name.text << signature(m.attrs, m.num_alpha)
+                << rangesText(m.attrs, isa.macro_ranges[i]) << "  " << flow(reads, writes) << "  "
+                << status(isa.macro_semantics[i]) << "\n";
       if (semantics) std::cout << taidl::semanticsText(isa, isa.macro_semantics[i]);
     }
   }
@@ -156,7 +171,16 @@ int runPrint(const Args& args) {
   return 0;
 }
 
-const OptionSpec kParamOption{"param", "K=V", "override a spec parameter (repeatable)", true};
+// Options are built field by field: OptionSpec grows fields over time.
+OptionSpec option(std::string name, std::string value_name, std::string help,
+                  bool repeated = false) {
+  OptionSpec o;
+  o.name = std::move(name);
+  o.value_name = std::move(value_name);
+  o.help = std::move(help);
+  o.repeated = repeated;
+  return o;
+}
 
 Registration check_command{Command{
     "isa check",
@@ -167,7 +191,8 @@ Registration check_command{Command{
     "shapes and sizes, registers, instructions and macros with their attributes, the buffers\n"
     "they read and write, and whether the compiler can select them (or why not). Warnings go\n"
     "to stderr; the first error stops with its diagnostic and exit status 1.",
-    {kParamOption, {"semantics", "", "also print the symbolic semantics of every unit"}},
+    {option("param", "K=V", "override a spec parameter (repeatable)", true),
+     option("semantics", "", "also print the symbolic semantics of every unit")},
     1,
     1,
     runCheck}};
@@ -179,9 +204,9 @@ Registration print_command{Command{
     "Loads SPEC (as `tacit isa check` does) and prints it canonically: declarations in source\n"
     "order, one statement per line, minimal parentheses, comments dropped. Overridden\n"
     "parameters print with their given values. The output loads back to the same spec.",
-    {kParamOption,
-     {"output", "FILE", "write to FILE (atomically) instead of stdout"},
-     {"o", "FILE", "same as --output"}},
+    {option("param", "K=V", "override a spec parameter (repeatable)", true),
+     option("output", "FILE", "write to FILE (atomically) instead of stdout"),
+     option("o", "FILE", "same as --output")},
     1,
     1,
     runPrint}};
