@@ -122,6 +122,9 @@ class MatchRun {
         budget_(budget),
         regs_(p.reg_count_, 0),
         aregs_(p.attr_var_names_.size(), 0) {
+    const size_t m = budget.max_matches;
+    const size_t slack = std::max<size_t>(m, 4096);
+    hard_cap_ = m > SIZE_MAX - slack ? SIZE_MAX : m + slack;
     out_.reset(static_cast<uint32_t>(p.var_names_.size()),
                static_cast<uint32_t>(p.attr_var_names_.size()));
   }
@@ -187,8 +190,8 @@ class MatchRun {
     for (; i < classes.size(); ++i) {
       if (expired()) return;
       visit(i);
-      if (stopped_) return;
-      if (limit_reached_) {
+      if (status_ == SearchStatus::kDeadline) return;
+      if (limit_reached_) {  // at an entry boundary, or cut at the hard cap
         stopped_ = true;
         status_ = SearchStatus::kMatchLimit;
         out_.resume_ = nodes.empty() ? SearchResume{ClassId(classes[i].value + 1), NodeId()}
@@ -336,6 +339,10 @@ class MatchRun {
     for (uint32_t a : aregs_)
       row[k++] = a;
     if (out_.size() >= budget_.max_matches) limit_reached_ = true;
+    if (out_.size() >= hard_cap_) {
+      stopped_ = true;  // unwinds the current root e-node
+      out_.cut_ = true;
+    }
   }
 
   const Pattern& p_;
@@ -347,6 +354,7 @@ class MatchRun {
   std::vector<uint32_t> ground_;
   bool stopped_ = false;
   bool limit_reached_ = false;
+  size_t hard_cap_ = SIZE_MAX;
   SearchStatus status_ = SearchStatus::kComplete;
   uint32_t tick_ = 0;
 };

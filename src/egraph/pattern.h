@@ -109,10 +109,14 @@ class Matches {
   void clear() {
     size_ = 0;
     resume_ = SearchResume();
+    cut_ = false;
   }
   // After SearchStatus::kMatchLimit: where the search stopped (pass it as SearchBudget::resume to
   // continue; every root e-node before it was searched completely).
   SearchResume resume() const { return resume_; }
+  // The last root e-node alone had so many matches that the hard cap (see SearchBudget) cut them:
+  // resuming skips the rest of that e-node's matches.
+  bool cut() const { return cut_; }
   size_t memoryBytes() const {
     return chunks_.size() * kRowsPerChunk * stride_ * sizeof(uint32_t) +
            chunks_.capacity() * sizeof(void*);
@@ -132,13 +136,16 @@ class Matches {
   size_t size_ = 0;
   std::vector<std::unique_ptr<uint32_t[]>> chunks_;
   SearchResume resume_;
+  bool cut_ = false;
 };
 
 // Limits for one search. A search that hits one stops early and says which.
 struct SearchBudget {
-  // The search stops after the root e-node with which it reaches this many matches (one root
-  // e-node's matches are never split, so the search can continue exactly: Matches::resume(); a
-  // pattern with a non-binding wildcard may then report one substitution in two chunks).
+  // The search stops after the root e-node with which it reaches this many matches, so it can
+  // continue exactly from Matches::resume() (a pattern with a non-binding wildcard may then report
+  // one substitution in two chunks). A single root e-node with a huge number of matches is cut at
+  // the hard cap of max_matches + max(max_matches, 4096) rows (Matches::cut()), which bounds the
+  // memory of a search.
   size_t max_matches = SIZE_MAX;
   std::optional<std::chrono::steady_clock::time_point> deadline;
   SearchResume resume;  // continue an earlier search from here

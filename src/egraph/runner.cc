@@ -254,7 +254,10 @@ IterationReport Runner::iterate(size_t iteration, std::span<const Rewrite> rules
   it.classes = g_.classCount();
   it.nodes_added = it.nodes > nodes_before ? it.nodes - nodes_before : 0;
   it.memory_bytes = g_.memoryBytes();
-  if (!stop) stop = limitAfter(iteration, version_before, deadline);
+  // A cut search skipped matches: that iteration proves nothing about saturation.
+  const bool cut =
+      std::any_of(it.rules.begin(), it.rules.end(), [](const RuleStats& rs) { return rs.cut; });
+  if (!stop) stop = limitAfter(iteration, cut || g_.version() != version_before, deadline);
   it.stop = stop;
   return it;
 }
@@ -295,6 +298,7 @@ std::optional<StopReason> Runner::searchRule(size_t iteration, size_t r, const R
   SearchStatus status = rule.search(g_, matches_[r], sb);
   stats.search_seconds += secondsSince(t);
   stats.matches += matches_[r].size();
+  stats.cut = stats.cut || matches_[r].cut();
   ++stats.chunks;
   resume_[r].reset();
   if (status == SearchStatus::kDeadline) return StopReason::kTimeLimit;
@@ -381,10 +385,9 @@ std::optional<StopReason> Runner::applyRule(const Rewrite& rule, const Matches& 
   return std::nullopt;
 }
 
-std::optional<StopReason> Runner::limitAfter(size_t iteration, uint64_t version_before,
+std::optional<StopReason> Runner::limitAfter(size_t iteration, bool changed,
                                              Clock::time_point deadline) {
-  if (g_.version() == version_before && scheduler_->canStop(iteration))
-    return StopReason::kSaturated;
+  if (!changed && scheduler_->canStop(iteration)) return StopReason::kSaturated;
   if (g_.nodeCount() > limits_.max_nodes) return StopReason::kNodeLimit;
   if (g_.classCount() > limits_.max_classes) return StopReason::kClassLimit;
   if (iteration + 1 >= limits_.max_iterations) return StopReason::kIterationLimit;

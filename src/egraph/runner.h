@@ -70,7 +70,9 @@ struct RuleStats {
   size_t matches = 0;     // matches found (the search stops at the scheduler's match limit)
   size_t chunks = 0;  // searches this iteration (more than 1: over its Limits::max_matches share)
   bool discarded = false;  // the scheduler rejected the matches (over its limit) and banned it
-  size_t applied = 0;      // applications that changed the e-graph
+  bool cut = false;    // a root e-node had more matches than the search's hard cap (SearchBudget):
+                       // some were skipped, so the iteration cannot count as saturated
+  size_t applied = 0;  // applications that changed the e-graph
   double search_seconds = 0, apply_seconds = 0;
 };
 
@@ -195,8 +197,7 @@ class Runner {
   std::optional<StopReason> finishChunkedRules(size_t iteration, std::span<const Rewrite> rules,
                                                Clock::time_point deadline, IterationReport& it);
   std::optional<StopReason> sizeLimit();
-  std::optional<StopReason> limitAfter(size_t iteration, uint64_t version_before,
-                                       Clock::time_point deadline);
+  std::optional<StopReason> limitAfter(size_t iteration, bool changed, Clock::time_point deadline);
 
   double rebuildAndMeasure();
   void propagateAndMeasure();

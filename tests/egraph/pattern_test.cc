@@ -422,6 +422,34 @@ TEST(PatternResume, ChunkedSearchesCoverEveryMatch) {
   }
 }
 
+TEST(PatternResume, OneHugeRootNodeIsCutAtTheHardCap) {
+  // One f whose second child class holds 6000 g nodes: 6000 matches for a single root e-node.
+  TestLang L;
+  EGraph g(L.lang);
+  ClassId a = g.add(L.a, {});
+  ClassId big = g.add(L.g, {a, a});
+  ClassId leaf = a;
+  for (int i = 0; i < 6000; ++i) {
+    leaf = g.add(L.u, {leaf});
+    g.unite(big, g.add(L.g, {leaf, a}));
+  }
+  g.add(L.f, {a, big});
+  g.rebuild();
+  Pattern p = Pattern::parse(*L.lang, "(f ?x (g ?y ?z))");
+  Matches m;
+  EXPECT_EQ(p.search(g, m), SearchStatus::kComplete);
+  EXPECT_EQ(m.size(), 6001u);
+  EXPECT_FALSE(m.cut());
+  SearchBudget b;
+  b.max_matches = 10;  // hard cap 10 + 4096
+  EXPECT_EQ(p.search(g, m, b), SearchStatus::kMatchLimit);
+  EXPECT_TRUE(m.cut());
+  EXPECT_EQ(m.size(), 10u + 4096u);
+  b.resume = m.resume();
+  EXPECT_EQ(p.search(g, m, b), SearchStatus::kComplete);  // nothing after that root e-node
+  EXPECT_EQ(m.size(), 0u);
+}
+
 TEST_F(PatternTest, InstantiateAddsTheRightHandSide) {
   Pattern rhs = Pattern::parse(*L.lang, "(f[?p] ?y (u ?x))");
   std::vector<ClassId> vars(2);
