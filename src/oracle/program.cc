@@ -28,17 +28,23 @@ bool Affine::eval(std::span<const int64_t> loops, int64_t* out) const {
 
 namespace {
 
-int64_t checked(bool overflow, int64_t v) {
-  if (overflow) fail("affine value overflows 64-bit integers");
-  return v;
+int64_t add(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) fail("affine value overflows 64-bit integers");
+  return r;
+}
+
+int64_t mul(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) fail("affine value overflows 64-bit integers");
+  return r;
 }
 
 }  // namespace
 
 Affine operator+(const Affine& a, const Affine& b) {
   Affine r;
-  int64_t c = 0;
-  r.constant = checked(__builtin_add_overflow(a.constant, b.constant, &c), c);
+  r.constant = add(a.constant, b.constant);
   size_t i = 0, j = 0;
   while (i < a.terms.size() || j < b.terms.size()) {
     Affine::Term t;
@@ -48,7 +54,7 @@ Affine operator+(const Affine& a, const Affine& b) {
       t = b.terms[j++];
     } else {
       t.depth = a.terms[i].depth;
-      t.coeff = checked(__builtin_add_overflow(a.terms[i].coeff, b.terms[j].coeff, &c), c);
+      t.coeff = add(a.terms[i].coeff, b.terms[j].coeff);
       ++i, ++j;
     }
     if (t.coeff != 0) r.terms.push_back(t);
@@ -58,11 +64,10 @@ Affine operator+(const Affine& a, const Affine& b) {
 
 Affine operator*(int64_t k, const Affine& a) {
   Affine r;
-  int64_t c = 0;
-  r.constant = checked(__builtin_mul_overflow(a.constant, k, &c), c);
+  r.constant = mul(a.constant, k);
   if (k == 0) return r;
   for (const Affine::Term& t : a.terms)
-    r.terms.push_back({t.depth, checked(__builtin_mul_overflow(t.coeff, k, &c), c)});
+    r.terms.push_back({t.depth, mul(t.coeff, k)});
   return r;
 }
 

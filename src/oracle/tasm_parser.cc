@@ -170,9 +170,10 @@ class Parser {
                 "write every element, or use file \"x.npy\"");
     try {
       t.value = hlo::parseLiteral(literal, t.shape, file_.name());
-    } catch (DiagnosticError& e) {
-      relocate(e.diagnostic(), begin);
-      throw;
+    } catch (const DiagnosticError& e) {
+      Diagnostic d = e.diagnostic();  // what() was formatted at the substring's position
+      relocate(d, begin);
+      throw DiagnosticError(std::move(d));
     }
     if (t.value.isUnknown()) lex_.fail(begin, "a const needs its values, not {...}");
     tok_ = lex_.lex(end);
