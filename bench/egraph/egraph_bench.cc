@@ -389,9 +389,9 @@ struct Row {
 };
 
 void printHeader() {
-  std::printf("%-22s %-15s %5s %8s %8s %8s %8s %10s %10s %7s %7s %8s %7s %7s\n", "benchmark",
+  std::printf("%-22s %-15s %5s %8s %8s %8s %8s %10s %10s %7s %7s %8s %7s %7s %8s\n", "benchmark",
               "stop", "iters", "e-nodes", "classes", "wall ms", "cpu ms", "nodes/s", "nodes/cpu-s",
-              "search%", "apply%", "rebuild%", "RSS MB", "eng MB");
+              "search%", "apply%", "rebuild%", "RSS MB", "eng MB", "match MB");
 }
 
 void printRow(const Row& r) {
@@ -399,12 +399,13 @@ void printRow(const Row& r) {
   double total = rep.seconds > 0 ? rep.seconds : 1e-9;
   double added = static_cast<double>(rep.nodes - std::min(rep.nodes, rep.initial_nodes));
   std::printf(
-      "%-22s %-15s %5zu %8zu %8zu %8.1f %8.1f %10.0f %10.0f %7.1f %7.1f %8.1f %7.1f %7.1f\n",
+      "%-22s %-15s %5zu %8zu %8zu %8.1f %8.1f %10.0f %10.0f %7.1f %7.1f %8.1f %7.1f %7.1f %8.1f\n",
       r.name.c_str(), std::string(stopReasonName(rep.stop)).c_str(), rep.iterations.size(),
       rep.nodes, rep.classes, rep.seconds * 1e3, r.cpu_seconds * 1e3, added / total,
       added / std::max(r.cpu_seconds, 1e-9), 100 * rep.search_seconds / total,
       100 * rep.apply_seconds / total, 100 * rep.rebuild_seconds / total, r.rss_mb,
-      static_cast<double>(rep.peak_memory_bytes) / (1 << 20));
+      static_cast<double>(rep.peak_memory_bytes) / (1 << 20),
+      static_cast<double>(rep.peak_match_bytes) / (1 << 20));
   std::fflush(stdout);
 }
 

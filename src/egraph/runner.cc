@@ -161,6 +161,7 @@ RunReport Runner::run(std::span<const Rewrite> rules) {
     report.apply_seconds += it.apply_seconds;
     report.rebuild_seconds += it.rebuild_seconds;
     report.peak_memory_bytes = std::max(report.peak_memory_bytes, it.memory_bytes);
+    report.peak_match_bytes = std::max(report.peak_match_bytes, it.match_bytes);
     report.iterations.push_back(std::move(it));
     const IterationReport& done = report.iterations.back();
     bool hook_stop = false;
@@ -254,6 +255,8 @@ IterationReport Runner::iterate(size_t iteration, std::span<const Rewrite> rules
   it.classes = g_.classCount();
   it.nodes_added = it.nodes > nodes_before ? it.nodes - nodes_before : 0;
   it.memory_bytes = g_.memoryBytes();
+  for (const Matches& m : matches_)
+    it.match_bytes += m.memoryBytes();
   // A cut search skipped matches: that iteration proves nothing about saturation.
   const bool cut =
       std::any_of(it.rules.begin(), it.rules.end(), [](const RuleStats& rs) { return rs.cut; });

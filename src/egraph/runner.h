@@ -84,6 +84,7 @@ struct IterationReport {
   size_t applied = 0;            // applications that changed the e-graph, all rules
   size_t rebuild_unions = 0;     // congruences found by the rebuild
   size_t memory_bytes = 0;       // EGraph::memoryBytes() after the rebuild
+  size_t match_bytes = 0;        // the runner's match storage (all rules) after the iteration
   std::vector<RuleStats> rules;  // indexed like the rule list
   double search_seconds = 0, apply_seconds = 0, rebuild_seconds = 0;
   std::optional<StopReason> stop;  // set on the iteration after which the runner stops
@@ -95,6 +96,7 @@ struct RunReport {
   size_t initial_nodes = 0;
   size_t nodes = 0, classes = 0;
   size_t peak_memory_bytes = 0;  // max of EGraph::memoryBytes() over the run
+  size_t peak_match_bytes = 0;   // max of the runner's match storage over the run
   double seconds = 0;            // wall time of run(), hooks included
   double search_seconds = 0, apply_seconds = 0, rebuild_seconds = 0, hook_seconds = 0;
   // "saturated after 7 iterations: 1234 e-nodes, 567 e-classes, 0.012 s".
