@@ -16,6 +16,10 @@
 //         | text         exactly Language::parseAttr(op, text)
 //   An operator without [...] requires kNoAttr. Examples:
 //   "(+ ?a (* ?b (num[0])))", "(transpose[?p] (transpose[?q] ?x))", "(slice[*:full] ?x)".
+//
+// Patterns hold op and attribute ids: use them only with e-graphs of the Language they were built
+// for. A Pattern caches predicate results, so one Pattern must not be searched from two threads at
+// once.
 #pragma once
 
 #include <chrono>
