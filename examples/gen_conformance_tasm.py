@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the conformance .tasm programs of examples/gemmini and examples/amx.
+"""Writes the conformance and benchmark .tasm programs of examples/gemmini and examples/amx.
 
 Each program follows a published kernel of the MICRO'25 TAIDL artifact (TAIDL-REFERENCE.md §8):
 the same instruction sequence, HBM layout and addresses, with the artifact's kernel loops as .tasm
@@ -166,12 +166,14 @@ def sgemm_avx(blocks):
 
 
 def main():
-    sizes = {16: [1, 2, 4, 8, 16, 32, 64], 64: [1, 2, 4, 8], 256: [1]}
+    # The golden files' sizes, plus the benchmark's (bench/oracle: the published rows of
+    # TAIDL-REFERENCE §9 and 64 to 256 AMX blocks).
+    sizes = {16: [1, 2, 4, 8, 16, 32, 64, 256], 64: [1, 2, 4, 8, 16, 64], 256: [1, 16]}
     for dim, iters in sizes.items():
         for n in iters:
             for df, name in ((0, "os"), (1, "ws")):
                 write(f"gemmini/tiled_matmul_{name}_{dim}_{n}.tasm", tiled_matmul(dim, n, df))
-    for blocks in (4, 8, 16, 32):
+    for blocks in (4, 8, 16, 32, 64, 128, 256):
         write(f"amx/cnn_inference_amx_{blocks}.tasm", cnn_inference_amx(blocks))
         write(f"amx/rnn_inference_amx_{blocks}.tasm", rnn_inference_amx(blocks))
         write(f"amx/sgemm_avx_{blocks}.tasm", sgemm_avx(blocks))

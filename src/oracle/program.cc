@@ -182,7 +182,8 @@ Stmt& Program::callNamed(const taidl::Isa& isa, std::string_view unit,
   const auto& decl = unitAttrs(isa, is_macro, index);
   std::vector<Affine> attrs(decl.size());
   std::vector<bool> given(decl.size(), false);
-  for (const auto& [attr, value] : named) {
+  for (const auto& arg : named) {
+    const std::string& attr = arg.first;
     auto it = std::find_if(decl.begin(), decl.end(),
                            [&](const taidl::Attribute& a) { return a.name.text == attr; });
     if (it == decl.end())
@@ -191,7 +192,7 @@ Stmt& Program::callNamed(const taidl::Isa& isa, std::string_view unit,
     auto k = static_cast<size_t>(it - decl.begin());
     if (given[k]) fail(std::string(unit) + ": attribute '" + attr + "' is given twice");
     given[k] = true;
-    attrs[k] = value;
+    attrs[k] = arg.second;
   }
   for (size_t k = 0; k < decl.size(); ++k) {
     if (!given[k]) fail(std::string(unit) + ": missing attribute '" + decl[k].name.text + "'");
