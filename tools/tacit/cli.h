@@ -7,11 +7,22 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tacit::cli {
 
 struct OptionSpec {
+  // A constructor (not an aggregate) so that option tables may omit trailing fields.
+  OptionSpec(std::string name_, std::string value_name_, std::string help_, bool repeated_ = false,
+             bool optional_value_ = false, std::string short_name_ = {})
+      : name(std::move(name_)),
+        value_name(std::move(value_name_)),
+        help(std::move(help_)),
+        repeated(repeated_),
+        optional_value(optional_value_),
+        short_name(std::move(short_name_)) {}
+
   std::string name;        // without dashes: "output-dir"
   std::string value_name;  // e.g. "DIR"; empty for a boolean flag
   std::string help;

@@ -171,17 +171,6 @@ int runPrint(const Args& args) {
   return 0;
 }
 
-// Options are built field by field: OptionSpec grows fields over time.
-OptionSpec option(std::string name, std::string value_name, std::string help,
-                  bool repeated = false) {
-  OptionSpec o;
-  o.name = std::move(name);
-  o.value_name = std::move(value_name);
-  o.help = std::move(help);
-  o.repeated = repeated;
-  return o;
-}
-
 Registration check_command{Command{
     "isa check",
     "SPEC",
@@ -191,8 +180,8 @@ Registration check_command{Command{
     "shapes and sizes, registers, instructions and macros with their attributes, the buffers\n"
     "they read and write, and whether the compiler can select them (or why not). Warnings go\n"
     "to stderr; the first error stops with its diagnostic and exit status 1.",
-    {option("param", "K=V", "override a spec parameter (repeatable)", true),
-     option("semantics", "", "also print the symbolic semantics of every unit")},
+    {OptionSpec("param", "K=V", "override a spec parameter (repeatable)", true),
+     OptionSpec("semantics", "", "also print the symbolic semantics of every unit")},
     1,
     1,
     runCheck}};
@@ -204,9 +193,9 @@ Registration print_command{Command{
     "Loads SPEC (as `tacit isa check` does) and prints it canonically: declarations in source\n"
     "order, one statement per line, minimal parentheses, comments dropped. Overridden\n"
     "parameters print with their given values. The output loads back to the same spec.",
-    {option("param", "K=V", "override a spec parameter (repeatable)", true),
-     option("output", "FILE", "write to FILE (atomically) instead of stdout"),
-     option("o", "FILE", "same as --output")},
+    {OptionSpec("param", "K=V", "override a spec parameter (repeatable)", true),
+     OptionSpec("output", "FILE", "write to FILE (atomically) instead of stdout"),
+     OptionSpec("o", "FILE", "same as --output")},
     1,
     1,
     runPrint}};

@@ -43,16 +43,6 @@ std::map<std::string, hlo::Literal> loadInputs(const oracle::Program& program, c
   return inputs;
 }
 
-// Built field by field: OptionSpec grows fields that aggregate initialisation would warn about.
-OptionSpec option(std::string name, std::string value, std::string help, bool repeated = false) {
-  OptionSpec o;
-  o.name = std::move(name);
-  o.value_name = std::move(value);
-  o.help = std::move(help);
-  o.repeated = repeated;
-  return o;
-}
-
 int runProgram(const Args& args) {
   auto dir = args.get("output-dir");
   if (!dir) fail("missing --output-dir DIR", "tacit run SPEC PROGRAM.tasm --output-dir DIR");
@@ -100,14 +90,14 @@ Registration run_command{Command{
     "it with the spec's semantics, bit for bit (docs/oracle.md), and writes DIR/<output>.npy for\n"
     "every output. A violated constraint or an out-of-range slice is an error naming the\n"
     "instruction and its attribute values (see --warn-constraints and --clamp).",
-    {option("param", "K=V", "override a spec parameter (repeatable)", true),
-     option("input", "NAME=FILE", "value of input NAME from a .npy file (repeatable)", true),
-     option("output-dir", "DIR", "directory for the output .npy files (created if missing)"),
-     option("trace", "", "print each executed instruction with its attribute values"),
-     option("stats", "",
+    {OptionSpec("param", "K=V", "override a spec parameter (repeatable)", true),
+     OptionSpec("input", "NAME=FILE", "value of input NAME from a .npy file (repeatable)", true),
+     OptionSpec("output-dir", "DIR", "directory for the output .npy files (created if missing)"),
+     OptionSpec("trace", "", "print each executed instruction with its attribute values"),
+     OptionSpec("stats", "",
             "print instruction counts, bytes moved per buffer pair and the total cost"),
-     option("clamp", "", "clamp out-of-range slice starts as XLA does instead of failing"),
-     option("warn-constraints", "", "warn about violated constraints instead of failing")},
+     OptionSpec("clamp", "", "clamp out-of-range slice starts as XLA does instead of failing"),
+     OptionSpec("warn-constraints", "", "warn about violated constraints instead of failing")},
     2,
     2,
     runProgram}};
