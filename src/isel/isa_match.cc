@@ -245,6 +245,13 @@ struct IsaMatcher::State {
   std::vector<std::pair<int32_t, int32_t>>
       identity_dots;                  // (dot node, operand that is the identity)
   std::vector<int32_t> undef_leaves;  // leaves whose value does not matter (overwritten regions)
+
+  // The empty state for matching pattern p of unit u.
+  static State start(const UnitPattern& p, const Unit& u) {
+    size_t n = p.nodes.size();
+    return State{std::vector<ClassId>(n), std::vector<NodeId>(n), std::vector<uint8_t>(n, 0),
+                 AlphaSolver(u.num_attrs, u.num_alpha), {}, {}};
+  }
 };
 
 struct IsaMatcher::Accepted {
@@ -745,8 +752,7 @@ ClassId IsaMatcher::construct(const UnitPattern& p, const State& matched) {
 bool IsaMatcher::tryPattern(int32_t pattern, ClassId x) {
   const UnitPattern& p = units_.patterns[static_cast<size_t>(pattern)];
   const Unit& u = units_.units[static_cast<size_t>(p.unit)];
-  State s{std::vector<ClassId>(p.nodes.size()), std::vector<NodeId>(p.nodes.size()),
-          std::vector<uint8_t>(p.nodes.size(), 0), AlphaSolver(u.num_attrs, u.num_alpha)};
+  State s = State::start(p, u);
   std::vector<State> found;
   matchNode(p, p.skeleton_root, x, s, [&](State& m) {
     if (found.size() < 16 && m.alpha.settle() && unifyIdentityLinks(p, m)) found.push_back(m);
@@ -771,8 +777,7 @@ bool IsaMatcher::tryPattern(int32_t pattern, ClassId x) {
 bool IsaMatcher::tryPureMovement(int32_t pattern, ClassId t) {
   const UnitPattern& p = units_.patterns[static_cast<size_t>(pattern)];
   const Unit& u = units_.units[static_cast<size_t>(p.unit)];
-  State s{std::vector<ClassId>(p.nodes.size()), std::vector<NodeId>(p.nodes.size()),
-          std::vector<uint8_t>(p.nodes.size(), 0), AlphaSolver(u.num_attrs, u.num_alpha)};
+  State s = State::start(p, u);
   const SymOp& root = p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(p.root)].op)];
   if (!unifyType(root.type, b_.shape(t), s.alpha) || !s.alpha.settle() || !unifyIdentityLinks(p, s))
     return false;
