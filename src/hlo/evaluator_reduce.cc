@@ -9,6 +9,7 @@
 // computation runs as a compiled sub-plan per element.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "hlo/evaluator_plan.h"
 #include "hlo/kernels/copy.h"
@@ -155,6 +156,9 @@ class ScalarCall {
 struct ReduceNest {
   std::vector<int64_t> dims, in_strides, out_strides;
   bool empty = false;  // the input has no elements: nothing to fold
+  // When the innermost dimension is reduced and the next one kept: the nest of the dimensions
+  // outside those two (rows are then folded several at a time).
+  std::shared_ptr<const ReduceNest> rows_outer;
 };
 
 ReduceNest makeReduceNest(const Shape& in, const std::vector<bool>& reduced) {
@@ -180,6 +184,15 @@ ReduceNest makeReduceNest(const Shape& in, const std::vector<bool>& reduced) {
     n.dims.push_back(size);
     n.in_strides.push_back(i);
     n.out_strides.push_back(o);
+  }
+  size_t r = n.dims.size();
+  if (!n.empty && r >= 2 && n.out_strides[r - 1] == 0 && n.out_strides[r - 2] != 0) {
+    auto outer = std::make_shared<ReduceNest>();
+    outer->dims.assign(n.dims.begin(), n.dims.end() - 1);
+    outer->in_strides.assign(n.in_strides.begin(), n.in_strides.end() - 1);
+    outer->out_strides.assign(n.out_strides.begin(), n.out_strides.end() - 1);
+    outer->dims.back() = 1;  // the row dimension itself is handled by foldRows
+    n.rows_outer = std::move(outer);
   }
   return n;
 }
@@ -212,11 +225,47 @@ void walk(const ReduceNest& n, Inner&& inner) {
 
 using FastReduceFn = void (*)(const ReduceNest&, const uint8_t*, uint8_t*);
 
+// Folds `rows` independent rows of n elements each into y[oo + r * ros], eight rows at a time so
+// that their (sequential, latency-bound) chains overlap; each row keeps its element order.
+template <O kOp, P kT, bool kSwap>
+void foldRows(const Native<kT>* x, Native<kT>* y, int64_t io, int64_t oo, int64_t rows, int64_t ris,
+              int64_t ros, int64_t n, int64_t is) {
+  using T = Native<kT>;
+  constexpr int64_t kLanes = 8;
+  int64_t r0 = 0;
+  for (; r0 + kLanes <= rows; r0 += kLanes) {
+    T acc[kLanes];
+    for (int64_t r = 0; r < kLanes; ++r)
+      acc[r] = y[oo + (r0 + r) * ros];
+    const T* base = x + io + r0 * ris;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t r = 0; r < kLanes; ++r)
+        acc[r] = fold<kOp, kT, kSwap>(acc[r], base[r * ris + i * is]);
+    }
+    for (int64_t r = 0; r < kLanes; ++r)
+      y[oo + (r0 + r) * ros] = acc[r];
+  }
+  for (; r0 < rows; ++r0) {
+    T acc = y[oo + r0 * ros];
+    for (int64_t i = 0; i < n; ++i)
+      acc = fold<kOp, kT, kSwap>(acc, x[io + r0 * ris + i * is]);
+    y[oo + r0 * ros] = acc;
+  }
+}
+
 template <O kOp, P kT, bool kSwap>
 void fastReduce(const ReduceNest& nest, const uint8_t* in, uint8_t* out) {
   using T = Native<kT>;
   const T* x = reinterpret_cast<const T*>(in);
   T* y = reinterpret_cast<T*>(out);
+  size_t r = nest.dims.size();
+  if (nest.rows_outer) {  // rows reduced along the innermost dimension: several at once
+    walk(*nest.rows_outer, [&](int64_t io, int64_t oo, int64_t, int64_t, int64_t) {
+      foldRows<kOp, kT, kSwap>(x, y, io, oo, nest.dims[r - 2], nest.in_strides[r - 2],
+                               nest.out_strides[r - 2], nest.dims[r - 1], nest.in_strides[r - 1]);
+    });
+    return;
+  }
   walk(nest, [&](int64_t io, int64_t oo, int64_t n, int64_t is, int64_t os) {
     if (os == 0) {
       T acc = y[oo];
@@ -518,6 +567,45 @@ Value emitReduceWindow(Planner& p, const Reducer& r, const std::vector<int>& inp
 // reduce of the partial results, which may in turn be rewritten.
 constexpr int64_t kTreeWindow = 32;
 
+// Without padding, the tree's windows tile each reduced dimension exactly: the reduce-window is
+// then a reduce of the input viewed as [..., n/w, w, ...] over the w parts, which visits each
+// window's elements in the same (row-major) order with a faster loop nest.
+bool splitWindows(const Shape& in, const std::vector<WindowDim>& window,
+                  const std::vector<bool>& reduced) {
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    if (reduced[static_cast<size_t>(d)] &&
+        window[static_cast<size_t>(d)].pad_lo + window[static_cast<size_t>(d)].pad_hi != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Value emitReduceOf(Planner& p, const Reducer& r, const std::vector<int>& inputs,
+                   const std::vector<int>& inits, const Shape& in, const std::vector<bool>& reduced,
+                   const Shape& result);
+
+Value emitSplitReduce(Planner& p, const Reducer& r, const std::vector<int>& inputs,
+                      const std::vector<int>& inits, const Shape& in,
+                      const std::vector<WindowDim>& window, const std::vector<bool>& reduced,
+                      const Shape& mid) {
+  std::vector<int64_t> dims;
+  std::vector<bool> split_reduced;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    auto i = static_cast<size_t>(d);
+    if (reduced[i]) {
+      dims.push_back(in.dim(d) / window[i].size);
+      split_reduced.push_back(false);
+      dims.push_back(window[i].size);
+      split_reduced.push_back(true);
+    } else {
+      dims.push_back(in.dim(d));
+      split_reduced.push_back(false);
+    }
+  }
+  return emitReduceOf(p, r, inputs, inits, Shape(in.elementType(), dims), split_reduced, mid);
+}
+
 Value emitReduce(Planner& p, const HloInstruction& inst, const Reducer& r,
                  const std::vector<int>& inputs, const std::vector<int>& inits, const Shape& in,
                  const std::vector<bool>& reduced, const Shape& result) {
@@ -541,9 +629,18 @@ Value emitReduce(Planner& p, const HloInstruction& inst, const Reducer& r,
     }
     WindowTable t = makeWindowTable(p, inst, in, window);
     Shape mid(in.elementType(), t.out_dims);
-    Value partial = emitReduceWindow(p, r, inputs, inits, std::move(t), mid);
+    Value partial = splitWindows(in, window, reduced)
+                        ? emitSplitReduce(p, r, inputs, inits, in, window, reduced, mid)
+                        : emitReduceWindow(p, r, inputs, inits, std::move(t), mid);
     return emitReduce(p, inst, r, partial.leaves, inits, mid, reduced, result);
   }
+  return emitReduceOf(p, r, inputs, inits, in, reduced, result);
+}
+
+// A plain reduce (no tree rewrite) of `in` over the `reduced` dimensions.
+Value emitReduceOf(Planner& p, const Reducer& r, const std::vector<int>& inputs,
+                   const std::vector<int>& inits, const Shape& in, const std::vector<bool>& reduced,
+                   const Shape& result) {
   Value out = p.newTemp(result);
   int64_t out_count = 1;
   for (int64_t d = 0; d < in.rank(); ++d) {
