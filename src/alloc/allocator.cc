@@ -29,7 +29,7 @@ std::string describe(const taidl::Isa& isa, const isel::PiiGraph& g, const Inter
 AllocResult allocate(const taidl::Isa& isa, const isel::UnitSet& units, const isel::PiiGraph& graph,
                      const isel::ImportedKernel& kernel, const AllocOptions& options) {
   AllocResult result;
-  Storage storage = buildStorage(isa, graph);
+  isel::Storage storage = isel::buildStorage(isa, graph);
   if (!storage.conflict.empty()) {
     result.reason = storage.conflict;
     return result;

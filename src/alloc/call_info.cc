@@ -51,12 +51,5 @@ CallInfo callInfo(const isel::UnitSet& units, const isel::PiiNode& node) {
   return c;
 }
 
-std::vector<int64_t> extentsOf(const taidl::Isa& isa, int32_t buffer, const hlo::Shape& shape) {
-  const taidl::Buffer& b = isa.buffers[static_cast<size_t>(buffer)];
-  if (b.is_hbm) return {shape.byteSize()};
-  std::vector<int64_t> e(shape.dims().begin(),
-                         shape.dims().begin() + static_cast<std::ptrdiff_t>(b.access.size()));
-  return e;
-}
 
 }  // namespace tacit::alloc

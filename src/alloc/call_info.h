@@ -31,8 +31,4 @@ struct CallInfo {
 // Throws std::logic_error if a start is not affine in β (the selector only selects affine units).
 CallInfo callInfo(const isel::UnitSet& units, const isel::PiiNode& node);
 
-// Extents of a value of type `shape` living in `buffer`: its leading access dimensions (HBM: its
-// byte count).
-std::vector<int64_t> extentsOf(const taidl::Isa& isa, int32_t buffer, const hlo::Shape& shape);
-
 }  // namespace tacit::alloc

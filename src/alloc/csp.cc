@@ -376,7 +376,7 @@ class Model {
 
   const CspInput& in_;
   const isel::PiiGraph& g_;
-  const Storage& s_;
+  const isel::Storage& s_;
   AllocSpace* space_ = nullptr;
   std::vector<std::vector<int>> root_var_;
   std::vector<std::vector<int>> beta_var_;

@@ -39,7 +39,7 @@ struct CspInput {
   const taidl::Isa* isa = nullptr;
   const isel::PiiGraph* graph = nullptr;
   const isel::ImportedKernel* kernel = nullptr;
-  const Storage* storage = nullptr;
+  const isel::Storage* storage = nullptr;
   const std::vector<CallInfo>* calls = nullptr;  // per node (calls only)
   Interference interference;
   std::chrono::milliseconds time_limit{2000};

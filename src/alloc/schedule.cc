@@ -32,7 +32,7 @@ int64_t volume(const std::vector<int64_t>& extents) {
 
 class SethiUllman {
  public:
-  SethiUllman(const taidl::Isa& isa, const isel::PiiGraph& g, const Storage& s)
+  SethiUllman(const taidl::Isa& isa, const isel::PiiGraph& g, const isel::Storage& s)
       : isa_(isa), g_(g), s_(s), esun_(g.nodes.size()), visited_(g.nodes.size(), false) {}
 
   Order run() {
@@ -109,7 +109,7 @@ class SethiUllman {
 
   const taidl::Isa& isa_;
   const isel::PiiGraph& g_;
-  const Storage& s_;
+  const isel::Storage& s_;
   std::vector<std::vector<double>> esun_;
   std::vector<bool> visited_;
   Order order_;
@@ -117,11 +117,11 @@ class SethiUllman {
 
 }  // namespace
 
-Order sethiUllmanOrder(const taidl::Isa& isa, const isel::PiiGraph& graph, const Storage& storage) {
+Order sethiUllmanOrder(const taidl::Isa& isa, const isel::PiiGraph& graph, const isel::Storage& storage) {
   return SethiUllman(isa, graph, storage).run();
 }
 
-std::vector<Interval> liveIntervals(const isel::PiiGraph& g, const Storage& s, const Order& order) {
+std::vector<Interval> liveIntervals(const isel::PiiGraph& g, const isel::Storage& s, const Order& order) {
   const int64_t n = static_cast<int64_t>(order.size());
   std::vector<int64_t> pos(g.nodes.size(), -1);
   for (size_t i = 0; i < order.size(); ++i)
@@ -164,7 +164,7 @@ std::vector<Interval> liveIntervals(const isel::PiiGraph& g, const Storage& s, c
   return live;
 }
 
-Interference interference(const isel::PiiGraph& g, const Storage& s,
+Interference interference(const isel::PiiGraph& g, const isel::Storage& s,
                           const std::vector<Interval>& live) {
   Interference pairs;
   for (size_t a = 0; a < s.roots.size(); ++a) {

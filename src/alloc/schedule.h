@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "alloc/storage.h"
+#include "isel/storage.h"
 
 namespace tacit::alloc {
 
@@ -16,7 +16,7 @@ using Order = std::vector<int32_t>;
 // Sethi–Ullman numbering extended to several buffers of different sizes: a post-order DFS from
 // the results that visits the operand with the largest relative buffer requirement first, so the
 // value that needs most of a buffer is computed while the fewest others occupy it.
-Order sethiUllmanOrder(const taidl::Isa& isa, const isel::PiiGraph& graph, const Storage& storage);
+Order sethiUllmanOrder(const taidl::Isa& isa, const isel::PiiGraph& graph, const isel::Storage& storage);
 
 // Live interval of every storage root at program points 1..N (the positions of the calls):
 // inputs [0, N] (they must be intact at the end), results [def, N], intermediates
@@ -29,12 +29,12 @@ struct Interval {
     return !empty() && !o.empty() && begin <= o.end && o.begin <= end;
   }
 };
-std::vector<Interval> liveIntervals(const isel::PiiGraph& graph, const Storage& storage,
+std::vector<Interval> liveIntervals(const isel::PiiGraph& graph, const isel::Storage& storage,
                                     const Order& order);
 
 // Pairs of roots (a < b) in the same buffer whose live intervals overlap: the interference graph.
 using Interference = std::vector<std::pair<int32_t, int32_t>>;
-Interference interference(const isel::PiiGraph& graph, const Storage& storage,
+Interference interference(const isel::PiiGraph& graph, const isel::Storage& storage,
                           const std::vector<Interval>& live);
 
 // Every topological order of the calls, the Sethi–Ullman order first, then the others in a

@@ -59,7 +59,9 @@ Diagnostic explainNoCandidate(const Selector& sel) {
   // The first kernel instruction (in definition order, so its operands come first) that no unit
   // produces in any buffer.
   for (const Origin& o : sel.kernel().origins) {
-    if (anywhere(o.eclass)) continue;
+    // Parameters and constants are HBM data; their values need no instruction.
+    hlo::HloOpcode op = o.instruction->opcode();
+    if (op == hlo::HloOpcode::kParameter || op == hlo::HloOpcode::kConstant || anywhere(o.eclass)) continue;
     const hlo::HloInstruction* inst = o.instruction;
     std::string what =
         "'" + inst->name() + "' (" + inst->shape().shortStr() + " " + inst->opcodeSpelling() + ")";

@@ -1,8 +1,11 @@
 #include "isel/extract.h"
 
+#include <functional>
+#include <limits>
 #include <map>
 #include <tuple>
 
+#include "isel/storage.h"
 #include "taidl/ops.h"
 
 namespace tacit::isel {
@@ -19,7 +22,8 @@ CandidateExtractor::CandidateExtractor(const egraph::EGraph& g, const IrLanguage
       isa_(isa),
       units_(units),
       kernel_(kernel),
-      results_context_(static_cast<uint32_t>(isa.buffers.size())) {
+      results_context_(static_cast<uint32_t>(isa.buffers.size())),
+      root_(root) {
   egraph::EnumOptions opts;
   opts.max_size = options.max_size;
   opts.max_steps = options.max_steps;
@@ -91,7 +95,8 @@ uint32_t CandidateExtractor::childBuffer(NodeId n, uint32_t ctx, size_t child) c
   return ctx;  // views stay in their buffer
 }
 
-PiiGraph CandidateExtractor::toGraph(const egraph::Term& t) const {
+PiiGraph CandidateExtractor::toGraph(const egraph::Term& t,
+                                     std::vector<std::pair<NodeId, uint32_t>>* origins) const {
   PiiGraph graph;
   // GVN: equal nodes over equal operands are one node. A call is identified by unit, case, α and
   // operands (not by which output the term reads: all outputs of one call share the node); views
@@ -166,6 +171,7 @@ PiiGraph CandidateExtractor::toGraph(const egraph::Term& t) const {
       }
       graph.nodes.push_back(std::move(node));
       call_of.emplace(key, node_index);
+      if (origins) origins->emplace_back(tn.enode, tn.context);
     }
     PiiNode& node = graph.nodes[static_cast<size_t>(node_index)];
     int32_t& slot = node.outputs[static_cast<size_t>(output)];
@@ -196,7 +202,85 @@ PiiGraph CandidateExtractor::toGraph(const egraph::Term& t) const {
   return graph;
 }
 
+std::optional<PiiGraph> CandidateExtractor::greedy() const {
+  // Views that cannot share storage (a concatenation of non-adjacent slices of one value) are
+  // only found on the whole graph: forbid the offending view and extract again.
+  std::set<std::pair<uint32_t, uint32_t>> forbidden;
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    std::vector<std::pair<NodeId, uint32_t>> origins;
+    std::optional<PiiGraph> graph = greedyAvoiding(forbidden, &origins);
+    if (!graph) return std::nullopt;
+    Storage storage = buildStorage(isa_, *graph);
+    if (storage.conflict.empty()) return graph;
+    auto [node, ctx] = origins[static_cast<size_t>(storage.conflict_node)];
+    forbidden.emplace(node.value, ctx);
+  }
+  return std::nullopt;
+}
+
+std::optional<PiiGraph> CandidateExtractor::greedyAvoiding(const std::set<std::pair<uint32_t, uint32_t>>& forbidden,
+                                                          std::vector<std::pair<NodeId, uint32_t>>* origins) const {
+  const size_t contexts = isa_.buffers.size() + 1;
+  size_t classes = 0;
+  for (ClassId c : g_.classes()) classes = std::max<size_t>(classes, c.value + 1);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::vector<double> cost(classes * contexts, kInf);
+  std::vector<uint32_t> best(classes * contexts, UINT32_MAX);
+  auto at = [&](ClassId c, uint32_t ctx) { return g_.find(c).value * contexts + ctx; };
+  // Bellman-Ford: relax every (class, context) until no cost decreases. Strict decreases only, so
+  // the chosen graph is acyclic.
+  bool changed = true;
+  for (size_t round = 0; changed && round < classes * contexts + 1; ++round) {
+    changed = false;
+    for (ClassId c : g_.classes()) {
+      for (NodeId n : g_.nodes(c)) {
+        egraph::ENode e = g_.node(n);
+        for (uint32_t ctx = 0; ctx < contexts; ++ctx) {
+          if (!allowed(n, ctx) || forbidden.count({n.value, ctx})) continue;
+          double total = e.op() == ir_.piiOp() ? 1.0 : 0.0;
+          for (size_t i = 0; i < e.arity() && total < kInf; ++i) total += cost[at(e.child(i), childBuffer(n, ctx, i))];
+          size_t slot = at(c, ctx);
+          if (total < cost[slot]) {
+            cost[slot] = total;
+            best[slot] = n.value;
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+  if (cost[at(root_, results_context_)] == kInf) return std::nullopt;
+  // Build the chosen DAG as a term (children first), one node per (class, context).
+  egraph::Term term;
+  std::vector<uint32_t> built(classes * contexts, UINT32_MAX);
+  std::function<uint32_t(ClassId, uint32_t)> build = [&](ClassId c, uint32_t ctx) -> uint32_t {
+    size_t slot = at(c, ctx);
+    if (built[slot] != UINT32_MAX) return built[slot];
+    NodeId n(best[slot]);
+    egraph::ENode e = g_.node(n);
+    std::vector<uint32_t> kids;
+    for (size_t i = 0; i < e.arity(); ++i) kids.push_back(build(e.child(i), childBuffer(n, ctx, i)));
+    egraph::TermNode tn;
+    tn.op = e.op();
+    tn.attr = e.attr();
+    tn.eclass = g_.find(c);
+    tn.enode = n;
+    tn.context = ctx;
+    return built[slot] = term.add(tn, kids);
+  };
+  build(root_, results_context_);
+  return toGraph(term, origins);
+}
+
 std::optional<PiiGraph> CandidateExtractor::next() {
+  if (!greedy_done_) {
+    greedy_done_ = true;
+    if (std::optional<PiiGraph> g = greedy()) {
+      seen_.insert(g->fingerprint());
+      ++produced_;
+      return g;
+    }
+  }
   egraph::Term t;
   while (enumerator_->next(t)) {
     PiiGraph graph = toGraph(t);

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <unordered_set>
 
 #include "egraph/enumerate.h"
@@ -34,7 +35,13 @@ class CandidateExtractor {
                      ClassId root, ExtractOptions options);
 
   // The next instruction graph not produced before, or nullopt when none is left within the bounds.
+  // The first is the greedy graph (below); then the enumeration's, smallest first.
   std::optional<PiiGraph> next();
+  // The graph that picks, for every (class, buffer), the cheapest way by tree cost (an instruction
+  // costs 1, views and HBM data 0), computed by a Bellman-Ford fixpoint over the e-graph and built
+  // as a DAG (each (class, buffer) extracted once). Scales to programs of any size, which
+  // enumerating trees cannot; nullopt if the results cannot be produced at all.
+  std::optional<PiiGraph> greedy() const;
   bool budgetExhausted() const { return enumerator_->budgetExhausted(); }
   size_t produced() const { return produced_; }
 
@@ -44,7 +51,10 @@ class CandidateExtractor {
  private:
   uint32_t childBuffer(NodeId n, uint32_t buffer, size_t child) const;
   bool conformsTo(const hlo::Shape& s, uint32_t buffer) const;
-  PiiGraph toGraph(const egraph::Term& t) const;
+  // `origins` (optional) receives the e-node and buffer each graph node came from.
+  PiiGraph toGraph(const egraph::Term& t, std::vector<std::pair<NodeId, uint32_t>>* origins = nullptr) const;
+  std::optional<PiiGraph> greedyAvoiding(const std::set<std::pair<uint32_t, uint32_t>>& forbidden,
+                                         std::vector<std::pair<NodeId, uint32_t>>* origins) const;
 
   const egraph::EGraph& g_;
   const IrLanguage& ir_;
@@ -54,6 +64,8 @@ class CandidateExtractor {
   const ImportedKernel& kernel_;
   uint32_t results_context_;
   std::unique_ptr<egraph::Enumerator> enumerator_;
+  ClassId root_;
+  bool greedy_done_ = false;
   std::unordered_set<uint64_t> seen_;
   size_t produced_ = 0;
 };

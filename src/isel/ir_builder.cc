@@ -179,7 +179,7 @@ ClassId IrBuilder::reduce(ClassId x, ClassId init, std::vector<int64_t> dimensio
 }
 
 ClassId IrBuilder::flatten(ClassId x) {
-  const hlo::Shape& s = shape(x);
+  const hlo::Shape s = shape(x);  // a copy: adding nodes may move the analysis data
   int bytes = hlo::byteSize(s.elementType());
   int64_t total = s.elementCount() * bytes;
   ClassId as_bytes = x;

@@ -14,6 +14,7 @@ class IrBuilder {
   IrBuilder(egraph::EGraph& g, IrLanguage& ir, const ShapeAnalysis& shapes)
       : g_(g), ir_(ir), shapes_(shapes) {}
 
+  // Valid until the next node is added (the analysis data may move): copy it to keep it.
   const hlo::Shape& shape(ClassId c) const { return shapes_.data(c); }
 
   // Adds `desc` over `children`. If desc.shape is an invalid (default) shape it is inferred;

@@ -120,6 +120,44 @@ PassStats runViewPass(egraph::EGraph& g, IrBuilder& b) {
   return stats;
 }
 
+PassStats runRowSplitPass(egraph::EGraph& g, IrBuilder& b, int64_t max_rows) {
+  PassStats stats;
+  ViewIndex index(g, b);
+  std::vector<ClassId> split;
+  for (ClassId c : std::vector<ClassId>(g.classes().begin(), g.classes().end())) {
+    const hlo::Shape& type = b.shape(c);
+    if (type.rank() < 2 || type.dim(0) < 2 || type.dim(0) > max_rows) continue;
+    for (const BaseView& bv : index.views(c)) {
+      if (bv.base == c || !isByteVector(b.shape(bv.base)) || bv.view.isContiguous()) continue;
+      // Rows contiguous: refined to (rows, row bytes), the row part is one unit-stride run.
+      int64_t row_bytes = type.byteSize() / type.dim(0);
+      int64_t extents[] = {type.dim(0), row_bytes};
+      auto parts = refine(bv.view, extents);
+      if (!parts) continue;
+      const std::vector<ViewDim>& row = (*parts)[1];
+      bool contiguous_rows = row.empty() || (row.size() == 1 && row[0].stride == 1);
+      if (contiguous_rows) {
+        split.push_back(c);
+        break;
+      }
+    }
+  }
+  size_t before = g.nodeCount();
+  for (ClassId c : split) {
+    const hlo::Shape type = b.shape(c);
+    std::vector<ClassId> rows;
+    for (int64_t r = 0; r < type.dim(0); ++r) {
+      std::vector<hlo::SliceDim> sl;
+      for (int64_t d = 0; d < type.rank(); ++d) sl.push_back({d == 0 ? r : 0, d == 0 ? r + 1 : type.dim(d), 1});
+      rows.push_back(b.slice(c, sl));
+    }
+    stats.unions += g.unite(b.concatenate(rows, 0), c) ? 1 : 0;
+  }
+  g.rebuild();
+  stats.nodes_added = g.nodeCount() - before;
+  return stats;
+}
+
 PassStats runConstantFoldPass(egraph::EGraph& g, IrBuilder& b, int64_t max_elements) {
   PassStats stats;
   struct Fold {

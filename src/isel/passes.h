@@ -20,8 +20,13 @@ struct PassStats {
   size_t nodes_added = 0;
 };
 
-// Both require a clean e-graph and leave it rebuilt.
+// All require a clean e-graph and leave it rebuilt.
 PassStats runViewPass(egraph::EGraph& g, IrBuilder& b);
+// Tiling for data movement: a tensor that is a view of a byte vector (an HBM region) whose rows
+// are contiguous but not adjacent (a column block of a row-major matrix) is also the
+// concatenation of its rows, each of which a contiguous load or store can move. At most
+// `max_rows` rows.
+PassStats runRowSplitPass(egraph::EGraph& g, IrBuilder& b, int64_t max_rows = 256);
 PassStats runConstantFoldPass(egraph::EGraph& g, IrBuilder& b, int64_t max_elements = 1 << 16);
 
 // The literal a class holds, if one of its e-nodes is a constant.

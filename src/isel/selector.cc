@@ -34,6 +34,11 @@ Selector::Selector(const taidl::Isa& isa, const hlo::HloModule& kernel, Selector
     results.push_back(r.bytes_class);
   results_ = g_.add(ir_.resultsOp(), results);
   g_.rebuild();
+  needs_ = analyzeIsa(isa, units_);
+  selected_ = selectRules(needs_);
+  for (const IrRule* r : selected_) {
+    for (egraph::Rewrite& w : r->rewrites(builder_, needs_)) rules_.push_back(std::move(w));
+  }
 }
 
 SaturationStats Selector::saturate() {
@@ -51,6 +56,7 @@ SaturationStats Selector::saturate() {
     }
     changes += runViewPass(g_, builder_).unions;
     changes += runConstantFoldPass(g_, builder_).unions;
+    changes += runRowSplitPass(g_, builder_).unions;
     changes += matcher_.run();
     g_.rebuild();
     changes += g_.nodeCount() - std::min(g_.nodeCount(), before_nodes);

@@ -11,6 +11,7 @@
 #include "isel/extract.h"
 #include "isel/isa_match.h"
 #include "isel/kernel.h"
+#include "isel/rules.h"
 #include "isel/units.h"
 
 namespace tacit::isel {
@@ -54,6 +55,8 @@ class Selector {
   ClassId resultsClass() const { return g_.find(results_); }
   const IsaMatcher& matcher() const { return matcher_; }
   const taidl::Isa& isa() const { return isa_; }
+  const IsaNeeds& needs() const { return needs_; }
+  const std::vector<const IrRule*>& rules() const { return selected_; }
 
  private:
   const taidl::Isa& isa_;
@@ -67,6 +70,8 @@ class Selector {
   ImportedKernel kernel_;
   ClassId results_;
   IsaMatcher matcher_;
+  IsaNeeds needs_;
+  std::vector<const IrRule*> selected_;
   std::vector<egraph::Rewrite> rules_;
   bool saturated_ = false;
 };

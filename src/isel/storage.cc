@@ -1,15 +1,14 @@
-#include "alloc/storage.h"
+#include "isel/storage.h"
 
 #include <algorithm>
 
-#include "alloc/call_info.h"
 
-namespace tacit::alloc {
+namespace tacit::isel {
 namespace {
 
 class Builder {
  public:
-  Builder(const taidl::Isa& isa, const isel::PiiGraph& g) : isa_(isa), g_(g) {
+  Builder(const taidl::Isa& isa, const PiiGraph& g) : isa_(isa), g_(g) {
     size_t n = g.values.size();
     s_.root.resize(n);
     s_.offset.resize(n);
@@ -22,10 +21,11 @@ class Builder {
   }
 
   Storage run() {
-    for (const isel::PiiNode& node : g_.nodes) {
-      if (!s_.conflict.empty()) break;
-      if (node.kind == isel::PiiKind::kSliceView) slice(node);
-      if (node.kind == isel::PiiKind::kConcatView) concat(node);
+    for (size_t i = 0; i < g_.nodes.size() && s_.conflict.empty(); ++i) {
+      const PiiNode& node = g_.nodes[i];
+      if (node.kind == PiiKind::kSliceView) slice(node);
+      if (node.kind == PiiKind::kConcatView) concat(node);
+      if (!s_.conflict.empty()) s_.conflict_node = static_cast<int32_t>(i);
     }
     for (size_t v = 0; v < s_.root.size(); ++v) {
       if (s_.root[v] == static_cast<int32_t>(v)) s_.roots.push_back(static_cast<int32_t>(v));
@@ -34,7 +34,7 @@ class Builder {
   }
 
  private:
-  void slice(const isel::PiiNode& node) {
+  void slice(const PiiNode& node) {
     int32_t x = node.operands[0];
     int32_t v = node.outputs[0];
     s_.root[static_cast<size_t>(v)] = s_.root[static_cast<size_t>(x)];
@@ -54,7 +54,7 @@ class Builder {
     }
   }
 
-  void concat(const isel::PiiNode& node) {
+  void concat(const PiiNode& node) {
     int32_t c = node.outputs[0];
     size_t dim = static_cast<size_t>(node.concat_dim);
     const std::vector<int32_t>& parts = node.operands;
@@ -91,14 +91,21 @@ class Builder {
   }
 
   const taidl::Isa& isa_;
-  const isel::PiiGraph& g_;
+  const PiiGraph& g_;
   Storage s_;
 };
 
 }  // namespace
 
-Storage buildStorage(const taidl::Isa& isa, const isel::PiiGraph& graph) {
+Storage buildStorage(const taidl::Isa& isa, const PiiGraph& graph) {
   return Builder(isa, graph).run();
 }
 
-}  // namespace tacit::alloc
+std::vector<int64_t> extentsOf(const taidl::Isa& isa, int32_t buffer, const hlo::Shape& shape) {
+  const taidl::Buffer& b = isa.buffers[static_cast<size_t>(buffer)];
+  if (b.is_hbm) return {shape.byteSize()};
+  return std::vector<int64_t>(shape.dims().begin(),
+                              shape.dims().begin() + static_cast<std::ptrdiff_t>(b.access.size()));
+}
+
+}  // namespace tacit::isel

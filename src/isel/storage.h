@@ -10,7 +10,7 @@
 
 #include "isel/pii_graph.h"
 
-namespace tacit::alloc {
+namespace tacit::isel {
 
 struct Storage {
   std::vector<int32_t> root;                  // per value: the root value of its alias group
@@ -18,8 +18,13 @@ struct Storage {
   std::vector<std::vector<int64_t>> extents;  // per value: extent per access dim
   std::vector<int32_t> roots;                 // every root, ascending
   std::string conflict;                       // non-empty: the views cannot share storage
+  int32_t conflict_node = -1;                 // the view node (graph node index) that conflicts
 };
 
-Storage buildStorage(const taidl::Isa& isa, const isel::PiiGraph& graph);
+Storage buildStorage(const taidl::Isa& isa, const PiiGraph& graph);
 
-}  // namespace tacit::alloc
+// Extents of a value of type `shape` living in `buffer`: its leading access dimensions (HBM: its
+// byte count).
+std::vector<int64_t> extentsOf(const taidl::Isa& isa, int32_t buffer, const hlo::Shape& shape);
+
+}  // namespace tacit::isel

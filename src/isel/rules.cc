@@ -1,0 +1,517 @@
+#include "isel/rules.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "egraph/pattern.h"
+#include "hlo/attributes.h"
+#include "taidl/ops.h"
+
+namespace tacit::isel {
+namespace {
+
+using egraph::AttrMatch;
+using egraph::EGraph;
+using egraph::Pattern;
+using egraph::PatternBuilder;
+using egraph::Rewrite;
+using egraph::Subst;
+using hlo::HloOpcode;
+
+// ---- shared helpers --------------------------------------------------------------------------
+
+const OpDesc& bound(IrBuilder& b, const Pattern& p, const Subst& s, std::string_view var) {
+  return b.ir().opDesc(s[p.attrVar(var)]);
+}
+
+// The largest tile size below `extent` that divides it, if any.
+std::optional<int64_t> tileBelow(const std::set<int64_t>& sizes, int64_t extent) {
+  std::optional<int64_t> best;
+  for (int64_t s : sizes) {
+    if (s > 0 && s < extent && extent % s == 0 && (!best || s > *best)) best = s;
+  }
+  return best;
+}
+
+std::vector<hlo::SliceDim> fullSlice(const hlo::Shape& s) {
+  std::vector<hlo::SliceDim> out;
+  for (int64_t d : s.dims()) out.push_back({0, d, 1});
+  return out;
+}
+
+ClassId sliceDim(IrBuilder& b, ClassId x, int64_t dim, int64_t start, int64_t limit) {
+  std::vector<hlo::SliceDim> sl = fullSlice(b.shape(x));
+  sl[static_cast<size_t>(dim)] = {start, limit, 1};
+  return b.slice(x, sl);
+}
+
+bool plainMatrixDot(const OpDesc& d, const hlo::Shape& a, const hlo::Shape& bshape) {
+  const hlo::DotDims& dd = *d.attrs.dot_dims;
+  return dd.lhs_batch.empty() && dd.rhs_batch.empty() && dd.lhs_contracting.size() == 1 &&
+         dd.rhs_contracting.size() == 1 && a.rank() == 2 && bshape.rank() == 2;
+}
+
+// A dot over the same dimension numbers with other operands.
+ClassId redot(IrBuilder& b, const OpDesc& d, ClassId lhs, ClassId rhs) {
+  return b.dot(lhs, rhs, *d.attrs.dot_dims, d.shape.elementType());
+}
+
+Rewrite dotRewrite(IrBuilder& b, std::string name,
+                   std::function<std::optional<ClassId>(const OpDesc&, ClassId, ClassId, ClassId)> apply) {
+  PatternBuilder pb(b.ir().lang());
+  auto a = pb.var("a"), c = pb.var("b");
+  Pattern p = pb.build(pb.node(b.ir().opFor(HloOpcode::kDot), AttrMatch::bind("d"), {a, c}));
+  Pattern keep = p;
+  return Rewrite(std::move(name), std::move(p),
+                 [&b, keep, apply](EGraph&, ClassId matched, const Subst& s) -> std::optional<ClassId> {
+                   const OpDesc& d = bound(b, keep, s, "d");
+                   return apply(d, matched, s[keep.var("a")], s[keep.var("b")]);
+                 });
+}
+
+// ---- dot tiling ------------------------------------------------------------------------------
+
+// dot(a, b) = concatenate(dot(a[rows_i], b) ...) along the result's rows (or columns), each part
+// also a slice of the whole: exact for every type (each output element is computed the same way).
+class DotSplitFree : public IrRule {
+ public:
+  explicit DotSplitFree(bool rows) : rows_(rows) {}
+  std::string name() const override { return rows_ ? "dot-split-rows" : "dot-split-columns"; }
+  std::string identity() const override {
+    return rows_ ? "dot(a, b) = concatenate_0(dot(a[i*m:(i+1)*m, :], b) ...), m a unit's dot rows"
+                 : "dot(a, b) = concatenate_1(dot(a, b[:, j*n:(j+1)*n]) ...), n a unit's dot columns";
+  }
+  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kDot}; }
+  std::vector<HloOpcode> rhsOps() const override {
+    return {HloOpcode::kDot, HloOpcode::kSlice, HloOpcode::kConcatenate};
+  }
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
+    bool rows = rows_;
+    std::set<int64_t> sizes = rows ? needs.dot_rows : needs.dot_cols;
+    return {dotRewrite(b, name(), [&b, rows, sizes](const OpDesc& d, ClassId whole, ClassId x, ClassId y) -> std::optional<ClassId> {
+      if (!plainMatrixDot(d, b.shape(x), b.shape(y))) return std::nullopt;
+      int64_t extent = d.shape.dim(rows ? 0 : 1);
+      auto tile = tileBelow(sizes, extent);
+      if (!tile) return std::nullopt;
+      const hlo::DotDims& dd = *d.attrs.dot_dims;
+      ClassId operand = rows ? x : y;
+      int64_t free_dim = 1 - (rows ? dd.lhs_contracting[0] : dd.rhs_contracting[0]);
+      std::vector<ClassId> parts;
+      for (int64_t at = 0; at < extent; at += *tile) {
+        ClassId piece = sliceDim(b, operand, free_dim, at, at + *tile);
+        ClassId part = rows ? redot(b, d, piece, y) : redot(b, d, x, piece);
+        b.egraph().unite(part, sliceDim(b, whole, rows ? 0 : 1, at, at + *tile));
+        parts.push_back(part);
+      }
+      return b.concatenate(parts, rows ? 0 : 1);
+    })};
+  }
+  std::vector<std::string> examples() const override {
+    return {R"(HloModule e
+ENTRY m {
+  a = s32[32,8] parameter(0)
+  b = s32[8,48] parameter(1)
+  ROOT d = s32[32,48] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+            R"(HloModule e
+ENTRY m {
+  a = bf16[8,32] parameter(0)
+  b = bf16[48,8] parameter(1)
+  ROOT d = bf16[32,48] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={1}
+})"};
+  }
+  IsaNeeds exampleNeeds() const override {
+    IsaNeeds n;
+    n.dot_rows = {16};
+    n.dot_cols = {16};
+    return n;
+  }
+
+ private:
+  bool rows_;
+};
+
+// Integer dot(a, b) = add(dot(a[:, K-k:K], b[K-k:K, :]), dot(a[:, 0:K-k], b[0:K-k, :])): the last
+// k-slice peeled off, so accumulating units match add(dot(tile), rest). Integer addition is
+// associative (wrap-around), so this is exact; float sums are not and are never split.
+class DotSplitContracting : public IrRule {
+ public:
+  std::string name() const override { return "dot-split-contracting"; }
+  std::string identity() const override {
+    return "dot(a, b) = add(dot(a[:, K-k:], b[K-k:, :]), dot(a[:, :K-k], b[:K-k, :])) for integer "
+           "types, k a unit's contracting size";
+  }
+  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kDot}; }
+  std::vector<HloOpcode> rhsOps() const override { return {HloOpcode::kDot, HloOpcode::kSlice, HloOpcode::kAdd}; }
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
+    std::set<int64_t> sizes = needs.dot_depths;
+    return {dotRewrite(b, name(), [&b, sizes](const OpDesc& d, ClassId, ClassId x, ClassId y) -> std::optional<ClassId> {
+      if (!hlo::isInteger(d.shape.elementType()) || !plainMatrixDot(d, b.shape(x), b.shape(y))) return std::nullopt;
+      const hlo::DotDims& dd = *d.attrs.dot_dims;
+      int64_t depth = b.shape(x).dim(dd.lhs_contracting[0]);
+      auto tile = tileBelow(sizes, depth);
+      if (!tile) return std::nullopt;
+      int64_t cut = depth - *tile;
+      ClassId last = redot(b, d, sliceDim(b, x, dd.lhs_contracting[0], cut, depth),
+                           sliceDim(b, y, dd.rhs_contracting[0], cut, depth));
+      ClassId rest = redot(b, d, sliceDim(b, x, dd.lhs_contracting[0], 0, cut),
+                           sliceDim(b, y, dd.rhs_contracting[0], 0, cut));
+      return b.binary(HloOpcode::kAdd, last, rest);
+    })};
+  }
+  std::vector<std::string> examples() const override {
+    return {R"(HloModule e
+ENTRY m {
+  a = s32[4,48] parameter(0)
+  b = s32[48,4] parameter(1)
+  ROOT d = s32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})"};
+  }
+  IsaNeeds exampleNeeds() const override {
+    IsaNeeds n;
+    n.dot_depths = {16};
+    return n;
+  }
+};
+
+// dot(a, b) with a contracting over its rows / b over its columns = the standard orientation with
+// a transposed operand: the same products summed in the same order, so exact for every type.
+class DotOrient : public IrRule {
+ public:
+  std::string name() const override { return "dot-orient"; }
+  std::string identity() const override {
+    return "dot(a, b){lc=0} = dot(transpose(a), b){lc=1}; dot(a, b){rc=1} = dot(a, transpose(b)){rc=0}";
+  }
+  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kDot}; }
+  std::vector<HloOpcode> rhsOps() const override { return {HloOpcode::kDot, HloOpcode::kTranspose}; }
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds&) const override {
+    return {dotRewrite(b, name(), [&b](const OpDesc& d, ClassId, ClassId x, ClassId y) -> std::optional<ClassId> {
+      if (!plainMatrixDot(d, b.shape(x), b.shape(y))) return std::nullopt;
+      hlo::DotDims dd = *d.attrs.dot_dims;
+      if (dd.lhs_contracting[0] == 1 && dd.rhs_contracting[0] == 0) return std::nullopt;
+      if (dd.lhs_contracting[0] == 0) x = b.transpose(x, {1, 0});
+      if (dd.rhs_contracting[0] == 1) y = b.transpose(y, {1, 0});
+      dd.lhs_contracting = {1};
+      dd.rhs_contracting = {0};
+      return b.dot(x, y, dd, d.shape.elementType());
+    })};
+  }
+  std::vector<std::string> examples() const override {
+    return {R"(HloModule e
+ENTRY m {
+  a = f32[6,5] parameter(0)
+  b = f32[7,6] parameter(1)
+  ROOT d = f32[5,7] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={1}
+})"};
+  }
+};
+
+// ---- converts and data movement ---------------------------------------------------------------
+
+// M(convert(x)) = convert(M(x)) for a data movement M: conversion is elementwise.
+class MovementThroughConvert : public IrRule {
+ public:
+  std::string name() const override { return "movement-through-convert"; }
+  std::string identity() const override {
+    return "M(convert(x)) = convert(M(x)) for M in transpose, slice, reshape, broadcast, reverse";
+  }
+  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kConvert, HloOpcode::kTranspose}; }
+  std::vector<HloOpcode> rhsOps() const override { return {HloOpcode::kConvert}; }
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds&) const override {
+    std::vector<Rewrite> out;
+    for (HloOpcode m : {HloOpcode::kTranspose, HloOpcode::kSlice, HloOpcode::kReshape, HloOpcode::kBroadcast,
+                        HloOpcode::kReverse}) {
+      PatternBuilder pb(b.ir().lang());
+      auto x = pb.var("x");
+      auto conv = pb.node(b.ir().opFor(HloOpcode::kConvert), AttrMatch::bind("c"), {x});
+      Pattern p = pb.build(pb.node(b.ir().opFor(m), AttrMatch::bind("m"), {conv}));
+      Pattern keep = p;
+      out.emplace_back(name() + "-" + std::string(hlo::opcodeName(m)), std::move(p),
+                       [&b, keep](EGraph&, ClassId, const Subst& s) -> std::optional<ClassId> {
+                         OpDesc move = bound(b, keep, s, "m");
+                         ClassId in = s[keep.var("x")];
+                         hlo::PrimitiveType to = move.shape.elementType();
+                         move.shape = hlo::Shape(b.shape(in).elementType(), move.shape.dims());
+                         ClassId kids[] = {in};
+                         return b.convert(b.add(std::move(move), kids), to);
+                       });
+    }
+    return out;
+  }
+  std::vector<std::string> examples() const override {
+    return {R"(HloModule e
+ENTRY m {
+  a = s8[4,6] parameter(0)
+  c = s32[4,6] convert(a)
+  ROOT t = s32[6,4] transpose(c), dimensions={1,0}
+})",
+            R"(HloModule e
+ENTRY m {
+  a = bf16[4,6] parameter(0)
+  c = f32[4,6] convert(a)
+  ROOT s = f32[2,3] slice(c), slice={[1:3], [0:6:2]}
+})"};
+  }
+};
+
+// ---- concatenations ----------------------------------------------------------------------------
+
+struct Cut {
+  int64_t dim = -1;
+  std::vector<ClassId> parts;
+  std::vector<int64_t> bounds;  // part i spans [bounds[i], bounds[i+1]) along dim
+};
+
+// A concatenate node of class c, if it has one (the first, deterministically).
+std::optional<Cut> concatOf(IrBuilder& b, ClassId c) {
+  std::optional<Cut> cut;
+  b.egraph().forEachNode(c, [&](NodeId n) {
+    if (cut) return;
+    egraph::ENode e = b.egraph().node(n);
+    if (b.ir().opcodeOf(e.op()) != HloOpcode::kConcatenate || e.arity() < 2) return;
+    Cut k;
+    k.dim = (*b.ir().opDesc(e.attr()).attrs.dimensions)[0];
+    k.bounds.push_back(0);
+    for (ClassId part : e.children()) {
+      k.parts.push_back(part);
+      k.bounds.push_back(k.bounds.back() + b.shape(part).dim(k.dim));
+    }
+    cut = std::move(k);
+  });
+  return cut;
+}
+
+// e(concatenate(x_i), y) = concatenate(e(x_i, y[slice_i])): an elementwise operator computes each
+// element from the elements at the same index.
+class ElementwiseOverConcat : public IrRule {
+ public:
+  std::string name() const override { return "elementwise-over-concat"; }
+  std::string identity() const override {
+    return "e(concatenate(x_i), y...) = concatenate(e(x_i, y[slice_i]...)) for elementwise e";
+  }
+  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kConcatenate}; }
+  std::vector<HloOpcode> rhsOps() const override { return {HloOpcode::kConcatenate, HloOpcode::kSlice}; }
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
+    std::vector<Rewrite> out;
+    for (HloOpcode op : needs.ops) {
+      int arity = elementwiseArity(op);
+      if (arity == 0) continue;
+      PatternBuilder pb(b.ir().lang());
+      std::vector<PatternBuilder::Ref> kids;
+      for (int i = 0; i < arity; ++i) kids.push_back(pb.var("x" + std::to_string(i)));
+      Pattern p = pb.build(pb.node(b.ir().opFor(op), AttrMatch::bind("e"), kids));
+      Pattern keep = p;
+      out.emplace_back(name() + "-" + std::string(hlo::opcodeName(op)), std::move(p),
+                       [&b, keep, arity](EGraph&, ClassId, const Subst& s) -> std::optional<ClassId> {
+                         std::vector<ClassId> operands;
+                         for (int i = 0; i < arity; ++i) operands.push_back(s[keep.var("x" + std::to_string(i))]);
+                         return distribute(b, bound(b, keep, s, "e"), operands);
+                       });
+    }
+    return out;
+  }
+  std::vector<std::string> examples() const override {
+    return {R"(HloModule e
+ENTRY m {
+  a = s32[4,3] parameter(0)
+  b = s32[4,5] parameter(1)
+  c = s32[4,8] concatenate(a, b), dimensions={1}
+  d = s32[4,8] parameter(2)
+  lo = s32[] constant(-3)
+  hi = s32[] constant(40)
+  s = s32[4,8] add(c, d)
+  ROOT k = s32[4,8] clamp(lo, s, hi)
+})"};
+  }
+
+  static int elementwiseArity(HloOpcode op) {
+    if (op == HloOpcode::kClamp || op == HloOpcode::kSelect) return 3;
+    if (op == HloOpcode::kCompare || (hlo::isElementwiseBinary(op) && iselSupports(op))) return 2;
+    if (op == HloOpcode::kConvert || (hlo::isElementwiseUnary(op) && iselSupports(op) && op != HloOpcode::kCopy)) return 1;
+    return 0;
+  }
+
+  static std::optional<ClassId> distribute(IrBuilder& b, const OpDesc& e, const std::vector<ClassId>& operands) {
+    std::optional<Cut> cut;
+    for (ClassId x : operands) {
+      if (!cut && b.shape(x).rank() > 0) cut = concatOf(b, x);
+    }
+    if (!cut) return std::nullopt;
+    std::vector<ClassId> results;
+    for (size_t i = 0; i + 1 < cut->bounds.size(); ++i) {
+      std::vector<ClassId> args;
+      for (ClassId x : operands) {
+        args.push_back(b.shape(x).rank() == 0 ? x : sliceDim(b, x, cut->dim, cut->bounds[i], cut->bounds[i + 1]));
+      }
+      OpDesc part = e;
+      std::vector<int64_t> dims = e.shape.dims();
+      dims[static_cast<size_t>(cut->dim)] = cut->bounds[i + 1] - cut->bounds[i];
+      part.shape = hlo::Shape(e.shape.elementType(), dims);
+      results.push_back(b.add(std::move(part), args));
+    }
+    return b.concatenate(results, cut->dim);
+  }
+};
+
+// bflat(concatenate(x_i)) = concatenate of the parts' bytes: along dimension 0 each part is a
+// contiguous run of bytes; along a later dimension each row of leading indices is (and the bytes
+// of a row are the concatenation of the parts' rows).
+class FlattenOverConcat : public IrRule {
+ public:
+  static constexpr int64_t kMaxRows = 1024;
+  std::string name() const override { return "flatten-over-concat"; }
+  std::string identity() const override {
+    return "bflat(concatenate_d(x_i)) = concatenate(bflat(row of x_i) ...) in row-major order";
+  }
+  std::vector<HloOpcode> lhsOps() const override {
+    return {HloOpcode::kReshape, HloOpcode::kBitcastConvert, HloOpcode::kConcatenate};
+  }
+  std::vector<HloOpcode> rhsOps() const override {
+    return {HloOpcode::kReshape, HloOpcode::kBitcastConvert, HloOpcode::kConcatenate, HloOpcode::kSlice};
+  }
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds&) const override {
+    std::vector<Rewrite> out;
+    // bytes = reshape(x) for 1-byte types, or reshape(bitcast-convert(x)).
+    for (bool bitcast : {false, true}) {
+      PatternBuilder pb(b.ir().lang());
+      auto x = pb.var("x");
+      auto inner = bitcast ? pb.node(b.ir().opFor(HloOpcode::kBitcastConvert), AttrMatch::any(), {x}) : x;
+      Pattern p = pb.build(pb.node(b.ir().opFor(HloOpcode::kReshape), AttrMatch::bind("r"), {inner}));
+      Pattern keep = p;
+      out.emplace_back(name() + (bitcast ? "-bitcast" : ""), std::move(p),
+                       [&b, keep](EGraph&, ClassId, const Subst& s) -> std::optional<ClassId> {
+                         const OpDesc& r = bound(b, keep, s, "r");
+                         if (r.shape.elementType() != hlo::PrimitiveType::kU8 || r.shape.rank() != 1) return std::nullopt;
+                         return byteConcat(b, s[keep.var("x")]);
+                       });
+    }
+    return out;
+  }
+  std::vector<std::string> examples() const override {
+    return {R"(HloModule e
+ENTRY m {
+  a = bf16[2,3] parameter(0)
+  b = bf16[2,5] parameter(1)
+  c = bf16[2,8] concatenate(a, b), dimensions={1}
+  u = u8[2,8,2] bitcast-convert(c)
+  ROOT r = u8[32] reshape(u)
+})",
+            R"(HloModule e
+ENTRY m {
+  a = s8[3,4] parameter(0)
+  b = s8[1,4] parameter(1)
+  c = s8[4,4] concatenate(a, b), dimensions={0}
+  u = u8[4,4] bitcast-convert(c)
+  ROOT r = u8[16] reshape(u)
+})"};
+  }
+
+  static std::optional<ClassId> byteConcat(IrBuilder& b, ClassId x) {
+    std::optional<Cut> cut = concatOf(b, x);
+    if (!cut) return std::nullopt;
+    const hlo::Shape s = b.shape(x);  // a copy: adding nodes may move the analysis data
+    int64_t rows = 1;
+    for (int64_t i = 0; i < cut->dim; ++i) rows *= s.dim(i);
+    if (rows > kMaxRows) return std::nullopt;
+    std::vector<ClassId> pieces;
+    if (cut->dim == 0 || rows == 1) {
+      for (ClassId part : cut->parts) pieces.push_back(b.flatten(part));
+    } else {
+      // One row of leading indices at a time: the parts' slices at that row, in order.
+      std::vector<int64_t> lead(static_cast<size_t>(cut->dim), 0);
+      for (int64_t r = 0; r < rows; ++r) {
+        for (ClassId part : cut->parts) {
+          std::vector<hlo::SliceDim> sl = fullSlice(b.shape(part));
+          for (size_t k = 0; k < lead.size(); ++k) sl[k] = {lead[k], lead[k] + 1, 1};
+          pieces.push_back(b.flatten(b.slice(part, sl)));
+        }
+        for (size_t k = lead.size(); k-- > 0;) {
+          if (++lead[k] < s.dim(static_cast<int64_t>(k))) break;
+          lead[k] = 0;
+        }
+      }
+    }
+    return pieces.size() == 1 ? pieces[0] : b.concatenate(pieces, 0);
+  }
+};
+
+std::vector<std::unique_ptr<IrRule>> makeLibrary() {
+  std::vector<std::unique_ptr<IrRule>> rules;
+  rules.push_back(std::make_unique<DotSplitFree>(true));
+  rules.push_back(std::make_unique<DotSplitFree>(false));
+  rules.push_back(std::make_unique<DotSplitContracting>());
+  rules.push_back(std::make_unique<DotOrient>());
+  rules.push_back(std::make_unique<MovementThroughConvert>());
+  rules.push_back(std::make_unique<ElementwiseOverConcat>());
+  rules.push_back(std::make_unique<FlattenOverConcat>());
+  return rules;
+}
+
+// The largest value of a type dimension over the unit's α range (constant dims as they are).
+std::optional<int64_t> largest(const taidl::Expr& e, const Unit& u) {
+  if (auto c = e.constantValue()) return c;
+  std::vector<int64_t> attrs(static_cast<size_t>(u.num_attrs), 0);
+  for (int32_t s = 0; s < u.num_alpha; ++s) {
+    const taidl::AlphaRange& r = (*u.ranges)[static_cast<size_t>(s)];
+    if (!r.bounded()) return std::nullopt;
+    attrs[static_cast<size_t>(s)] = r.range.hi;
+  }
+  try {
+    return taidl::evalExpr(e, taidl::EvalEnv{attrs, {}, {}});
+  } catch (const taidl::ExprError&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+IsaNeeds analyzeIsa(const taidl::Isa&, const UnitSet& units) {
+  IsaNeeds needs;
+  for (const UnitPattern& p : units.patterns) {
+    const Unit& u = units.units[static_cast<size_t>(p.unit)];
+    for (const PatternNode& n : p.nodes) {
+      const taidl::SymOp& op = p.sym->ops[static_cast<size_t>(n.op)];
+      if (n.input >= 0) continue;
+      needs.ops.insert(op.opcode);
+      if (op.opcode != HloOpcode::kDot || op.type.dims.size() != 2 || n.children.size() != 2) continue;
+      if (auto r = largest(op.type.dims[0], u)) needs.dot_rows.insert(*r);
+      if (auto c = largest(op.type.dims[1], u)) needs.dot_cols.insert(*c);
+      const taidl::SymOp& lhs = p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(n.children[0])].op)];
+      if (lhs.type.dims.size() == 2) {
+        if (auto k = largest(lhs.type.dims[1], u)) needs.dot_depths.insert(*k);
+      }
+    }
+  }
+  return needs;
+}
+
+const std::vector<std::unique_ptr<IrRule>>& ruleLibrary() {
+  static const std::vector<std::unique_ptr<IrRule>> rules = makeLibrary();
+  return rules;
+}
+
+std::vector<const IrRule*> selectRules(const IsaNeeds& needs) {
+  std::set<HloOpcode> used = needs.ops;
+  std::vector<bool> chosen(ruleLibrary().size(), false);
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (size_t i = 0; i < ruleLibrary().size(); ++i) {
+      if (chosen[i]) continue;
+      const IrRule& r = *ruleLibrary()[i];
+      std::vector<HloOpcode> rhs = r.rhsOps();
+      bool produces_used = std::any_of(rhs.begin(), rhs.end(), [&](HloOpcode op) { return used.count(op) != 0; });
+      if (!produces_used) continue;
+      chosen[i] = true;
+      changed = true;
+      for (HloOpcode op : r.lhsOps()) used.insert(op);
+    }
+  }
+  std::vector<const IrRule*> out;
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    if (chosen[i]) out.push_back(ruleLibrary()[i].get());
+  }
+  return out;
+}
+
+}  // namespace tacit::isel

@@ -1,0 +1,57 @@
+// IR→IR rules (ACT-ALGORITHM.md §3.3(a)): semantics-preserving XLA identities that let the
+// instruction patterns match kernels written differently, and tile large operations into the
+// sizes the ISA's units accept.
+//
+// Every rule is exact for the element types it allows (the oracle compares bitwise): e.g. a dot is
+// split along its contracting dimension only for integer types, where the sum is associative.
+// Each rule states its identity, the operators of its left side and those it creates; the rules
+// used for an ISA are the closure of the operators its units use (a rule is selected if it creates
+// a used operator; its left-side operators then become used too), computed once per ISA and listed
+// by `tacit isa rules`. Each rule also carries example instances: tests/isel/rules_test.cc checks
+// on random inputs that every term of the rewritten classes evaluates bit for bit like the
+// original.
+//
+// Data movement (reshape/transpose/slice/bitcast identities) needs no rules: the view pass
+// (passes.h) decides it.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "egraph/rewrite.h"
+#include "isel/ir_builder.h"
+#include "isel/units.h"
+
+namespace tacit::isel {
+
+// What the ISA's units need, derived once per ISA from their patterns.
+struct IsaNeeds {
+  std::set<hlo::HloOpcode> ops;          // operators of any unit pattern
+  std::set<int64_t> dot_rows, dot_cols;  // result extents of the units' dots (largest per α range)
+  std::set<int64_t> dot_depths;          // contracting extents of the units' dots
+};
+IsaNeeds analyzeIsa(const taidl::Isa& isa, const UnitSet& units);
+
+class IrRule {
+ public:
+  virtual ~IrRule() = default;
+  virtual std::string name() const = 0;
+  virtual std::string identity() const = 0;  // the equation, as `tacit isa rules` prints it
+  virtual std::vector<hlo::HloOpcode> lhsOps() const = 0;
+  virtual std::vector<hlo::HloOpcode> rhsOps() const = 0;
+  // The rewrites implementing the rule for this e-graph (appliers build through `b`).
+  virtual std::vector<egraph::Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const = 0;
+  // HLO modules whose root is an instance of the left side, for the soundness tests (with the
+  // ISA needs they should be tested under).
+  virtual std::vector<std::string> examples() const = 0;
+  virtual IsaNeeds exampleNeeds() const { return {}; }
+};
+
+const std::vector<std::unique_ptr<IrRule>>& ruleLibrary();
+
+// The rules reachable from the operators the ISA's units use (the closure above).
+std::vector<const IrRule*> selectRules(const IsaNeeds& needs);
+
+}  // namespace tacit::isel
