@@ -85,8 +85,8 @@ struct Result {
 Result measure(const Row& row, bool quick) {
   taidl::ParamOverrides params;
   if (row.dim) params.emplace_back("DIM", row.dim);
-  taidl::Isa isa = taidl::loadIsaFile(std::string(TACIT_SOURCE_DIR) + "/isa/" + row.spec + ".taidl",
-                                      params);
+  taidl::Isa isa =
+      taidl::loadIsaFile(std::string(TACIT_SOURCE_DIR) + "/isa/" + row.spec + ".taidl", params);
   oracle::Program p = oracle::parseProgramFile(
       isa, std::string(TACIT_SOURCE_DIR) + "/examples/" + row.program + ".tasm");
   std::map<std::string, hlo::Literal> inputs;
@@ -115,8 +115,9 @@ Result measure(const Row& row, bool quick) {
   std::vector<double> times;
   auto start = std::chrono::steady_clock::now();
   int max_runs = quick ? 5 : 101;
-  while (static_cast<int>(times.size()) < max_runs &&
-         (times.size() < 5 || ms(std::chrono::steady_clock::now() - start) < (quick ? 200 : 2000))) {
+  while (
+      static_cast<int>(times.size()) < max_runs &&
+      (times.size() < 5 || ms(std::chrono::steady_clock::now() - start) < (quick ? 200 : 2000))) {
     auto t = std::chrono::steady_clock::now();
     m.run(p, inputs);
     times.push_back(ms(std::chrono::steady_clock::now() - t));
@@ -160,8 +161,10 @@ int main(int argc, char** argv) {
   bool quick = false;
   std::string filter;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
-    else filter = argv[i];
+    if (std::strcmp(argv[i], "--quick") == 0)
+      quick = true;
+    else
+      filter = argv[i];
   }
   std::printf("%-30s %9s %9s %9s %10s %8s %9s %9s %7s %6s\n", "kernel", "instrs", "cold ms",
               "median ms", "TAIDL-TO", "ratio", "peak MiB", "foot MiB", "mem x", "runs");

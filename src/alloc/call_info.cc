@@ -51,5 +51,4 @@ CallInfo callInfo(const isel::UnitSet& units, const isel::PiiNode& node) {
   return c;
 }
 
-
 }  // namespace tacit::alloc

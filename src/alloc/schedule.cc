@@ -117,11 +117,13 @@ class SethiUllman {
 
 }  // namespace
 
-Order sethiUllmanOrder(const taidl::Isa& isa, const isel::PiiGraph& graph, const isel::Storage& storage) {
+Order sethiUllmanOrder(const taidl::Isa& isa, const isel::PiiGraph& graph,
+                       const isel::Storage& storage) {
   return SethiUllman(isa, graph, storage).run();
 }
 
-std::vector<Interval> liveIntervals(const isel::PiiGraph& g, const isel::Storage& s, const Order& order) {
+std::vector<Interval> liveIntervals(const isel::PiiGraph& g, const isel::Storage& s,
+                                    const Order& order) {
   const int64_t n = static_cast<int64_t>(order.size());
   std::vector<int64_t> pos(g.nodes.size(), -1);
   for (size_t i = 0; i < order.size(); ++i)

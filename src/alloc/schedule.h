@@ -16,7 +16,8 @@ using Order = std::vector<int32_t>;
 // Sethi–Ullman numbering extended to several buffers of different sizes: a post-order DFS from
 // the results that visits the operand with the largest relative buffer requirement first, so the
 // value that needs most of a buffer is computed while the fewest others occupy it.
-Order sethiUllmanOrder(const taidl::Isa& isa, const isel::PiiGraph& graph, const isel::Storage& storage);
+Order sethiUllmanOrder(const taidl::Isa& isa, const isel::PiiGraph& graph,
+                       const isel::Storage& storage);
 
 // Live interval of every storage root at program points 1..N (the positions of the calls):
 // inputs [0, N] (they must be intact at the end), results [def, N], intermediates

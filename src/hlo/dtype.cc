@@ -86,18 +86,37 @@ bool isArrayType(PrimitiveType t) {
          t != PrimitiveType::kOpaque;
 }
 
-bool isSignedInteger(PrimitiveType t) { return t >= PrimitiveType::kS1 && t <= PrimitiveType::kS64; }
-bool isUnsignedInteger(PrimitiveType t) { return t >= PrimitiveType::kU1 && t <= PrimitiveType::kU64; }
-bool isInteger(PrimitiveType t) { return isSignedInteger(t) || isUnsignedInteger(t); }
-bool isFloat(PrimitiveType t) { return t >= PrimitiveType::kF16 && t <= PrimitiveType::kF4E2M1FN; }
-bool isComplex(PrimitiveType t) { return t == PrimitiveType::kC64 || t == PrimitiveType::kC128; }
+bool isSignedInteger(PrimitiveType t) {
+  return t >= PrimitiveType::kS1 && t <= PrimitiveType::kS64;
+}
+bool isUnsignedInteger(PrimitiveType t) {
+  return t >= PrimitiveType::kU1 && t <= PrimitiveType::kU64;
+}
+bool isInteger(PrimitiveType t) {
+  return isSignedInteger(t) || isUnsignedInteger(t);
+}
+bool isFloat(PrimitiveType t) {
+  return t >= PrimitiveType::kF16 && t <= PrimitiveType::kF4E2M1FN;
+}
+bool isComplex(PrimitiveType t) {
+  return t == PrimitiveType::kC64 || t == PrimitiveType::kC128;
+}
 
 bool isEvaluable(PrimitiveType t) {
   switch (t) {
     case PrimitiveType::kPred:
-    case PrimitiveType::kS8: case PrimitiveType::kS16: case PrimitiveType::kS32: case PrimitiveType::kS64:
-    case PrimitiveType::kU8: case PrimitiveType::kU16: case PrimitiveType::kU32: case PrimitiveType::kU64:
-    case PrimitiveType::kF16: case PrimitiveType::kBF16: case PrimitiveType::kF32: case PrimitiveType::kF64:
+    case PrimitiveType::kS8:
+    case PrimitiveType::kS16:
+    case PrimitiveType::kS32:
+    case PrimitiveType::kS64:
+    case PrimitiveType::kU8:
+    case PrimitiveType::kU16:
+    case PrimitiveType::kU32:
+    case PrimitiveType::kU64:
+    case PrimitiveType::kF16:
+    case PrimitiveType::kBF16:
+    case PrimitiveType::kF32:
+    case PrimitiveType::kF64:
       return true;
     default:
       return false;

@@ -8,7 +8,7 @@ namespace {
 uint16_t roundToHalf(uint64_t full_mant, int mant_bits, int exp) {
   // value = full_mant * 2^(exp - mant_bits), full_mant has its leading 1 at bit mant_bits.
   if (exp > 15) return 0x7c00;  // overflow
-  int shift;                     // how many low bits of full_mant are dropped
+  int shift;                    // how many low bits of full_mant are dropped
   uint16_t base;
   if (exp >= -14) {
     shift = mant_bits - 10;
@@ -75,7 +75,8 @@ half f64ToF16(double d) {
   uint64_t x = std::bit_cast<uint64_t>(d);
   uint16_t sign = static_cast<uint16_t>((x >> 48) & 0x8000u);
   uint64_t abs = x & 0x7fffffffffffffffull;
-  if (abs > 0x7ff0000000000000ull) return {static_cast<uint16_t>(sign | 0x7e00u | ((abs >> 42) & 0x3ffu))};
+  if (abs > 0x7ff0000000000000ull)
+    return {static_cast<uint16_t>(sign | 0x7e00u | ((abs >> 42) & 0x3ffu))};
   if (abs == 0x7ff0000000000000ull) return {static_cast<uint16_t>(sign | 0x7c00u)};
   if (abs == 0) return {sign};
   int exp = static_cast<int>(abs >> 52) - 1023;

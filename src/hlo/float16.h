@@ -20,7 +20,9 @@ struct half {
   friend bool operator==(half, half) = default;
 };
 
-inline float bf16ToF32(bfloat16 v) { return std::bit_cast<float>(static_cast<uint32_t>(v.bits) << 16); }
+inline float bf16ToF32(bfloat16 v) {
+  return std::bit_cast<float>(static_cast<uint32_t>(v.bits) << 16);
+}
 
 inline bfloat16 f32ToBf16(float f) {
   uint32_t x = std::bit_cast<uint32_t>(f);
@@ -32,6 +34,8 @@ inline bfloat16 f32ToBf16(float f) {
 float f16ToF32(half v);
 half f32ToF16(float f);
 half f64ToF16(double d);
-inline bfloat16 f64ToBf16(double d) { return f32ToBf16(static_cast<float>(d)); }
+inline bfloat16 f64ToBf16(double d) {
+  return f32ToBf16(static_cast<float>(d));
+}
 
 }  // namespace tacit::hlo

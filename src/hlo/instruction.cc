@@ -3,14 +3,19 @@
 namespace tacit::hlo {
 
 HloInstruction::HloInstruction(HloOpcode opcode, std::string name, Shape shape)
-    : opcode_(opcode), opcode_spelling_(opcodeName(opcode)), name_(std::move(name)), shape_(std::move(shape)) {}
+    : opcode_(opcode),
+      opcode_spelling_(opcodeName(opcode)),
+      name_(std::move(name)),
+      shape_(std::move(shape)) {}
 
 void HloInstruction::setUnknownOpcodeSpelling(std::string spelling) {
   opcode_ = HloOpcode::kUnknown;
   opcode_spelling_ = std::move(spelling);
 }
 
-bool HloInstruction::isRoot() const { return parent_ != nullptr && parent_->root() == this; }
+bool HloInstruction::isRoot() const {
+  return parent_ != nullptr && parent_->root() == this;
+}
 
 HloComputation* HloInstruction::called(std::string_view attribute, size_t i) const {
   for (const CalledComputations& c : attrs_.called) {
@@ -28,7 +33,9 @@ const RawAttribute* HloInstruction::raw(std::string_view name) const {
 
 HloComputation::HloComputation(std::string name) : name_(std::move(name)) {}
 
-bool HloComputation::isEntry() const { return parent_ != nullptr && parent_->entry() == this; }
+bool HloComputation::isEntry() const {
+  return parent_ != nullptr && parent_->entry() == this;
+}
 
 HloInstruction* HloComputation::addInstruction(std::unique_ptr<HloInstruction> instruction) {
   instruction->parent_ = this;
@@ -66,22 +73,32 @@ HloComputation* HloModule::findComputation(std::string_view name) const {
 
 std::string_view comparisonDirectionName(ComparisonDirection d) {
   switch (d) {
-    case ComparisonDirection::kEq: return "EQ";
-    case ComparisonDirection::kNe: return "NE";
-    case ComparisonDirection::kGe: return "GE";
-    case ComparisonDirection::kGt: return "GT";
-    case ComparisonDirection::kLe: return "LE";
-    case ComparisonDirection::kLt: return "LT";
+    case ComparisonDirection::kEq:
+      return "EQ";
+    case ComparisonDirection::kNe:
+      return "NE";
+    case ComparisonDirection::kGe:
+      return "GE";
+    case ComparisonDirection::kGt:
+      return "GT";
+    case ComparisonDirection::kLe:
+      return "LE";
+    case ComparisonDirection::kLt:
+      return "LT";
   }
   return "EQ";
 }
 
 std::string_view comparisonTypeName(ComparisonType t) {
   switch (t) {
-    case ComparisonType::kFloat: return "FLOAT";
-    case ComparisonType::kTotalOrder: return "TOTALORDER";
-    case ComparisonType::kSigned: return "SIGNED";
-    case ComparisonType::kUnsigned: return "UNSIGNED";
+    case ComparisonType::kFloat:
+      return "FLOAT";
+    case ComparisonType::kTotalOrder:
+      return "TOTALORDER";
+    case ComparisonType::kSigned:
+      return "SIGNED";
+    case ComparisonType::kUnsigned:
+      return "UNSIGNED";
   }
   return "FLOAT";
 }

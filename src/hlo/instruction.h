@@ -39,7 +39,8 @@ struct PadDim {
   friend bool operator==(const PadDim&, const PadDim&) = default;
 };
 
-// One dimension of window={size=.. stride=.. pad=lo_hi lhs_dilate=.. rhs_dilate=.. rhs_reversal=..}.
+// One dimension of window={size=.. stride=.. pad=lo_hi lhs_dilate=.. rhs_dilate=..
+// rhs_reversal=..}.
 struct WindowDim {
   int64_t size = 1;
   int64_t stride = 1;
@@ -75,9 +76,9 @@ enum class ComparisonType { kFloat, kTotalOrder, kSigned, kUnsigned };
 // A called-computation attribute: to_apply=, calls=, condition=, body=, true_computation=,
 // false_computation=, branch_computations={...}, select=, scatter=, called_computations={...}.
 struct CalledComputations {
-  std::string attribute;                  // e.g. "to_apply"
+  std::string attribute;  // e.g. "to_apply"
   std::vector<HloComputation*> computations;
-  bool is_list = false;                   // printed as {a, b} rather than a
+  bool is_list = false;  // printed as {a, b} rather than a
 };
 
 // An attribute kept as text: its canonical value (comments removed, whitespace collapsed to one
@@ -94,23 +95,24 @@ struct RawAttribute {
 // Typed attributes. A field is set iff the attribute is present in the text (or was set by a
 // builder); the printer prints exactly the set fields, in XLA's printer order.
 struct HloAttributes {
-  std::optional<std::vector<int64_t>> dimensions;   // broadcast, transpose, reduce, reverse, concatenate, sort, ...
-  std::optional<int64_t> index;                     // get-tuple-element index=
+  std::optional<std::vector<int64_t>>
+      dimensions;                // broadcast, transpose, reduce, reverse, concatenate, sort, ...
+  std::optional<int64_t> index;  // get-tuple-element index=
   std::optional<int64_t> iota_dimension;
   std::optional<std::vector<SliceDim>> slice;
   std::optional<std::vector<int64_t>> dynamic_slice_sizes;
   std::optional<std::vector<PadDim>> padding;
   std::optional<std::vector<WindowDim>> window;
-  std::optional<ConvDims> conv_dims;                // dim_labels=
+  std::optional<ConvDims> conv_dims;  // dim_labels=
   std::optional<int64_t> feature_group_count;
   std::optional<int64_t> batch_group_count;
-  std::optional<DotDims> dot_dims;                  // set on every dot
+  std::optional<DotDims> dot_dims;  // set on every dot
   std::optional<ComparisonDirection> direction;
   std::optional<ComparisonType> comparison_type;
   std::optional<int64_t> exponent_bits, mantissa_bits;  // reduce-precision
-  std::optional<bool> is_stable;                    // sort
+  std::optional<bool> is_stable;                        // sort
   std::vector<CalledComputations> called;
-  std::vector<RawAttribute> raw;                    // every other attribute, in source order
+  std::vector<RawAttribute> raw;  // every other attribute, in source order
 };
 
 class HloInstruction {
@@ -131,7 +133,9 @@ class HloInstruction {
   HloInstruction* operand(int64_t i) const { return operands_[static_cast<size_t>(i)]; }
   int64_t operandCount() const { return static_cast<int64_t>(operands_.size()); }
   void addOperand(HloInstruction* operand) { operands_.push_back(operand); }
-  void setOperand(int64_t i, HloInstruction* operand) { operands_[static_cast<size_t>(i)] = operand; }
+  void setOperand(int64_t i, HloInstruction* operand) {
+    operands_[static_cast<size_t>(i)] = operand;
+  }
 
   HloComputation* parent() const { return parent_; }
   bool isRoot() const;

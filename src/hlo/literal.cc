@@ -7,7 +7,9 @@
 
 namespace tacit::hlo {
 
-void AlignedBytes::Free::operator()(uint8_t* p) const { std::free(p); }
+void AlignedBytes::Free::operator()(uint8_t* p) const {
+  std::free(p);
+}
 
 AlignedBytes::AlignedBytes(size_t size) : size_(size) {
   if (size == 0) return;
@@ -32,7 +34,8 @@ AlignedBytes& AlignedBytes::operator=(const AlignedBytes& other) {
 
 Literal::Literal(const Shape& shape) : shape_(shape) {
   if (shape.isTuple()) {
-    for (const Shape& s : shape.tupleShapes()) elements_.emplace_back(s);
+    for (const Shape& s : shape.tupleShapes())
+      elements_.emplace_back(s);
   } else if (shape.isArray()) {
     data_ = AlignedBytes(static_cast<size_t>(shape.byteSize()));
   }
@@ -47,7 +50,8 @@ Literal Literal::unknown(const Shape& shape) {
 
 Literal Literal::tuple(std::vector<Literal> elements) {
   std::vector<Shape> shapes;
-  for (const Literal& e : elements) shapes.push_back(e.shape());
+  for (const Literal& e : elements)
+    shapes.push_back(e.shape());
   Literal l;
   l.shape_ = Shape::tuple(std::move(shapes));
   l.elements_ = std::move(elements);

@@ -95,19 +95,58 @@ class Literal {
 
 template <PrimitiveType kType>
 struct NativeType;
-template <> struct NativeType<PrimitiveType::kPred> { using type = uint8_t; };
-template <> struct NativeType<PrimitiveType::kS8> { using type = int8_t; };
-template <> struct NativeType<PrimitiveType::kS16> { using type = int16_t; };
-template <> struct NativeType<PrimitiveType::kS32> { using type = int32_t; };
-template <> struct NativeType<PrimitiveType::kS64> { using type = int64_t; };
-template <> struct NativeType<PrimitiveType::kU8> { using type = uint8_t; };
-template <> struct NativeType<PrimitiveType::kU16> { using type = uint16_t; };
-template <> struct NativeType<PrimitiveType::kU32> { using type = uint32_t; };
-template <> struct NativeType<PrimitiveType::kU64> { using type = uint64_t; };
-template <> struct NativeType<PrimitiveType::kF16> { using type = half; };
-template <> struct NativeType<PrimitiveType::kBF16> { using type = bfloat16; };
-template <> struct NativeType<PrimitiveType::kF32> { using type = float; };
-template <> struct NativeType<PrimitiveType::kF64> { using type = double; };
+template <>
+struct NativeType<PrimitiveType::kPred> {
+  using type = uint8_t;
+};
+template <>
+struct NativeType<PrimitiveType::kS8> {
+  using type = int8_t;
+};
+template <>
+struct NativeType<PrimitiveType::kS16> {
+  using type = int16_t;
+};
+template <>
+struct NativeType<PrimitiveType::kS32> {
+  using type = int32_t;
+};
+template <>
+struct NativeType<PrimitiveType::kS64> {
+  using type = int64_t;
+};
+template <>
+struct NativeType<PrimitiveType::kU8> {
+  using type = uint8_t;
+};
+template <>
+struct NativeType<PrimitiveType::kU16> {
+  using type = uint16_t;
+};
+template <>
+struct NativeType<PrimitiveType::kU32> {
+  using type = uint32_t;
+};
+template <>
+struct NativeType<PrimitiveType::kU64> {
+  using type = uint64_t;
+};
+template <>
+struct NativeType<PrimitiveType::kF16> {
+  using type = half;
+};
+template <>
+struct NativeType<PrimitiveType::kBF16> {
+  using type = bfloat16;
+};
+template <>
+struct NativeType<PrimitiveType::kF32> {
+  using type = float;
+};
+template <>
+struct NativeType<PrimitiveType::kF64> {
+  using type = double;
+};
 
 // Calls `fn.template operator()<kType>()` for an evaluable element type; for any other type
 // throws std::invalid_argument (callers check isEvaluable() first and report a diagnostic).
@@ -115,19 +154,32 @@ template <typename Fn>
 decltype(auto) dispatchEvaluable(PrimitiveType t, Fn&& fn) {
   using P = PrimitiveType;
   switch (t) {
-    case P::kPred: return fn.template operator()<P::kPred>();
-    case P::kS8: return fn.template operator()<P::kS8>();
-    case P::kS16: return fn.template operator()<P::kS16>();
-    case P::kS32: return fn.template operator()<P::kS32>();
-    case P::kS64: return fn.template operator()<P::kS64>();
-    case P::kU8: return fn.template operator()<P::kU8>();
-    case P::kU16: return fn.template operator()<P::kU16>();
-    case P::kU32: return fn.template operator()<P::kU32>();
-    case P::kU64: return fn.template operator()<P::kU64>();
-    case P::kF16: return fn.template operator()<P::kF16>();
-    case P::kBF16: return fn.template operator()<P::kBF16>();
-    case P::kF32: return fn.template operator()<P::kF32>();
-    case P::kF64: return fn.template operator()<P::kF64>();
+    case P::kPred:
+      return fn.template operator()<P::kPred>();
+    case P::kS8:
+      return fn.template operator()<P::kS8>();
+    case P::kS16:
+      return fn.template operator()<P::kS16>();
+    case P::kS32:
+      return fn.template operator()<P::kS32>();
+    case P::kS64:
+      return fn.template operator()<P::kS64>();
+    case P::kU8:
+      return fn.template operator()<P::kU8>();
+    case P::kU16:
+      return fn.template operator()<P::kU16>();
+    case P::kU32:
+      return fn.template operator()<P::kU32>();
+    case P::kU64:
+      return fn.template operator()<P::kU64>();
+    case P::kF16:
+      return fn.template operator()<P::kF16>();
+    case P::kBF16:
+      return fn.template operator()<P::kBF16>();
+    case P::kF32:
+      return fn.template operator()<P::kF32>();
+    case P::kF64:
+      return fn.template operator()<P::kF64>();
     default:
       throw std::invalid_argument("element type " + std::string(primitiveTypeName(t)) +
                                   " is not evaluable");

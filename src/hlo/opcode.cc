@@ -24,8 +24,9 @@ std::string_view opcodeName(HloOpcode op) {
 
 std::optional<HloOpcode> parseOpcode(std::string_view spelling) {
   // kOpcodes is sorted by spelling (the .def file is generated sorted).
-  auto it = std::lower_bound(std::begin(kOpcodes), std::end(kOpcodes), spelling,
-                             [](const auto& entry, std::string_view s) { return entry.second < s; });
+  auto it =
+      std::lower_bound(std::begin(kOpcodes), std::end(kOpcodes), spelling,
+                       [](const auto& entry, std::string_view s) { return entry.second < s; });
   if (it != std::end(kOpcodes) && it->second == spelling) return it->first;
   return std::nullopt;
 }

@@ -10,7 +10,8 @@ enum class HloOpcode : uint16_t {
 #define TACIT_HLO_OPCODE(id, spelling) id,
 #include "hlo/opcode.def"
 #undef TACIT_HLO_OPCODE
-  kUnknown,  // an opcode this version of tacit does not know; its spelling is kept on the instruction
+  kUnknown,  // an opcode this version of tacit does not know; its spelling is kept on the
+             // instruction
 };
 
 std::string_view opcodeName(HloOpcode op);

@@ -37,27 +37,33 @@ void Shape::setDynamicDim(int64_t i, bool dynamic) {
   }
   dynamic_[static_cast<size_t>(i)] = dynamic;
   bool any = false;
-  for (bool d : dynamic_) any |= d;
+  for (bool d : dynamic_)
+    any |= d;
   if (!any) dynamic_.clear();  // canonical: no flags when nothing is dynamic
 }
 
 int64_t Shape::elementCount() const {
   int64_t n = 1;
-  for (int64_t d : dims_) n *= d;
+  for (int64_t d : dims_)
+    n *= d;
   return n;
 }
 
-int64_t Shape::byteSize() const { return elementCount() * hlo::byteSize(element_type_); }
+int64_t Shape::byteSize() const {
+  return elementCount() * hlo::byteSize(element_type_);
+}
 
 void Shape::clearLayouts() {
   layout_.reset();
-  for (Shape& t : tuple_shapes_) t.clearLayouts();
+  for (Shape& t : tuple_shapes_)
+    t.clearLayouts();
 }
 
 std::vector<int64_t> Shape::minorToMajor() const {
   if (layout_) return layout_->minor_to_major;
   std::vector<int64_t> m2m(dims_.size());
-  for (size_t i = 0; i < dims_.size(); ++i) m2m[i] = static_cast<int64_t>(dims_.size() - 1 - i);
+  for (size_t i = 0; i < dims_.size(); ++i)
+    m2m[i] = static_cast<int64_t>(dims_.size() - 1 - i);
   return m2m;
 }
 
@@ -90,7 +96,10 @@ std::string layoutStr(const Layout& layout) {
     if (!layout.tiles.empty()) {
       out += "T";
       for (const Tile& t : layout.tiles) {
-        out += "(" + joinWith(t.dims, ",", [](int64_t d) { return d < 0 ? std::string("*") : std::to_string(d); }) + ")";
+        out += "(" +
+               joinWith(t.dims, ",",
+                        [](int64_t d) { return d < 0 ? std::string("*") : std::to_string(d); }) +
+               ")";
       }
     }
     out += layout.tail;
@@ -100,7 +109,10 @@ std::string layoutStr(const Layout& layout) {
 
 static std::string shapeStr(const Shape& s, bool with_layout) {
   if (s.isTuple()) {
-    return "(" + joinWith(s.tupleShapes(), ", ", [&](const Shape& t) { return shapeStr(t, with_layout); }) + ")";
+    return "(" +
+           joinWith(s.tupleShapes(), ", ",
+                    [&](const Shape& t) { return shapeStr(t, with_layout); }) +
+           ")";
   }
   std::string out(primitiveTypeName(s.elementType()));
   out += "[";
@@ -117,8 +129,12 @@ static std::string shapeStr(const Shape& s, bool with_layout) {
   return out;
 }
 
-std::string Shape::str() const { return shapeStr(*this, true); }
-std::string Shape::shortStr() const { return shapeStr(*this, false); }
+std::string Shape::str() const {
+  return shapeStr(*this, true);
+}
+std::string Shape::shortStr() const {
+  return shapeStr(*this, false);
+}
 
 std::vector<int64_t> rowMajorStrides(std::span<const int64_t> dims) {
   std::vector<int64_t> strides(dims.size());

@@ -24,7 +24,7 @@ struct Layout {
   std::vector<int64_t> minor_to_major;
   std::string dim_level_types;  // e.g. "D(D,C)" or empty
   std::vector<Tile> tiles;
-  std::string tail;             // e.g. "S(1)" or "E(4)S(5)", empty if none
+  std::string tail;  // e.g. "S(1)" or "E(4)S(5)", empty if none
 
   bool hasExtras() const { return !dim_level_types.empty() || !tiles.empty() || !tail.empty(); }
   friend bool operator==(const Layout&, const Layout&) = default;
@@ -48,12 +48,14 @@ class Shape {
   const std::vector<int64_t>& dims() const { return dims_; }
   int64_t dim(int64_t i) const { return dims_[static_cast<size_t>(i)]; }
   // Dynamic dimensions: `<=N` (bounded, dims()[i] = N) or `?` (unbounded, dims()[i] = -1).
-  bool isDynamicDim(int64_t i) const { return !dynamic_.empty() && dynamic_[static_cast<size_t>(i)]; }
+  bool isDynamicDim(int64_t i) const {
+    return !dynamic_.empty() && dynamic_[static_cast<size_t>(i)];
+  }
   bool isDynamic() const;
   void setDynamicDim(int64_t i, bool dynamic);
 
-  int64_t elementCount() const;       // product of dims (1 for scalars); arrays only
-  int64_t byteSize() const;           // elementCount * byteSize(element type); arrays only
+  int64_t elementCount() const;  // product of dims (1 for scalars); arrays only
+  int64_t byteSize() const;      // elementCount * byteSize(element type); arrays only
 
   const std::vector<Shape>& tupleShapes() const { return tuple_shapes_; }
   std::vector<Shape>& tupleShapes() { return tuple_shapes_; }

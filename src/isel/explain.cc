@@ -61,7 +61,8 @@ Diagnostic explainNoCandidate(const Selector& sel) {
   for (const Origin& o : sel.kernel().origins) {
     // Parameters and constants are HBM data; their values need no instruction.
     hlo::HloOpcode op = o.instruction->opcode();
-    if (op == hlo::HloOpcode::kParameter || op == hlo::HloOpcode::kConstant || anywhere(o.eclass)) continue;
+    if (op == hlo::HloOpcode::kParameter || op == hlo::HloOpcode::kConstant || anywhere(o.eclass))
+      continue;
     const hlo::HloInstruction* inst = o.instruction;
     std::string what =
         "'" + inst->name() + "' (" + inst->shape().shortStr() + " " + inst->opcodeSpelling() + ")";

@@ -218,11 +218,13 @@ std::optional<PiiGraph> CandidateExtractor::greedy() const {
   return std::nullopt;
 }
 
-std::optional<PiiGraph> CandidateExtractor::greedyAvoiding(const std::set<std::pair<uint32_t, uint32_t>>& forbidden,
-                                                          std::vector<std::pair<NodeId, uint32_t>>* origins) const {
+std::optional<PiiGraph> CandidateExtractor::greedyAvoiding(
+    const std::set<std::pair<uint32_t, uint32_t>>& forbidden,
+    std::vector<std::pair<NodeId, uint32_t>>* origins) const {
   const size_t contexts = isa_.buffers.size() + 1;
   size_t classes = 0;
-  for (ClassId c : g_.classes()) classes = std::max<size_t>(classes, c.value + 1);
+  for (ClassId c : g_.classes())
+    classes = std::max<size_t>(classes, c.value + 1);
   constexpr double kInf = std::numeric_limits<double>::infinity();
   std::vector<double> cost(classes * contexts, kInf);
   std::vector<uint32_t> best(classes * contexts, UINT32_MAX);
@@ -238,7 +240,8 @@ std::optional<PiiGraph> CandidateExtractor::greedyAvoiding(const std::set<std::p
         for (uint32_t ctx = 0; ctx < contexts; ++ctx) {
           if (!allowed(n, ctx) || forbidden.count({n.value, ctx})) continue;
           double total = e.op() == ir_.piiOp() ? 1.0 : 0.0;
-          for (size_t i = 0; i < e.arity() && total < kInf; ++i) total += cost[at(e.child(i), childBuffer(n, ctx, i))];
+          for (size_t i = 0; i < e.arity() && total < kInf; ++i)
+            total += cost[at(e.child(i), childBuffer(n, ctx, i))];
           size_t slot = at(c, ctx);
           if (total < cost[slot]) {
             cost[slot] = total;
@@ -259,7 +262,8 @@ std::optional<PiiGraph> CandidateExtractor::greedyAvoiding(const std::set<std::p
     NodeId n(best[slot]);
     egraph::ENode e = g_.node(n);
     std::vector<uint32_t> kids;
-    for (size_t i = 0; i < e.arity(); ++i) kids.push_back(build(e.child(i), childBuffer(n, ctx, i)));
+    for (size_t i = 0; i < e.arity(); ++i)
+      kids.push_back(build(e.child(i), childBuffer(n, ctx, i)));
     egraph::TermNode tn;
     tn.op = e.op();
     tn.attr = e.attr();

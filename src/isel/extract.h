@@ -52,7 +52,8 @@ class CandidateExtractor {
   uint32_t childBuffer(NodeId n, uint32_t buffer, size_t child) const;
   bool conformsTo(const hlo::Shape& s, uint32_t buffer) const;
   // `origins` (optional) receives the e-node and buffer each graph node came from.
-  PiiGraph toGraph(const egraph::Term& t, std::vector<std::pair<NodeId, uint32_t>>* origins = nullptr) const;
+  PiiGraph toGraph(const egraph::Term& t,
+                   std::vector<std::pair<NodeId, uint32_t>>* origins = nullptr) const;
   std::optional<PiiGraph> greedyAvoiding(const std::set<std::pair<uint32_t, uint32_t>>& forbidden,
                                          std::vector<std::pair<NodeId, uint32_t>>* origins) const;
 

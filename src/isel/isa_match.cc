@@ -249,8 +249,12 @@ struct IsaMatcher::State {
   // The empty state for matching pattern p of unit u.
   static State start(const UnitPattern& p, const Unit& u) {
     size_t n = p.nodes.size();
-    return State{std::vector<ClassId>(n), std::vector<NodeId>(n), std::vector<uint8_t>(n, 0),
-                 AlphaSolver(u.num_attrs, u.num_alpha), {}, {}};
+    return State{std::vector<ClassId>(n),
+                 std::vector<NodeId>(n),
+                 std::vector<uint8_t>(n, 0),
+                 AlphaSolver(u.num_attrs, u.num_alpha),
+                 {},
+                 {}};
   }
 };
 

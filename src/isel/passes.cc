@@ -148,7 +148,8 @@ PassStats runRowSplitPass(egraph::EGraph& g, IrBuilder& b, int64_t max_rows) {
     std::vector<ClassId> rows;
     for (int64_t r = 0; r < type.dim(0); ++r) {
       std::vector<hlo::SliceDim> sl;
-      for (int64_t d = 0; d < type.rank(); ++d) sl.push_back({d == 0 ? r : 0, d == 0 ? r + 1 : type.dim(d), 1});
+      for (int64_t d = 0; d < type.rank(); ++d)
+        sl.push_back({d == 0 ? r : 0, d == 0 ? r + 1 : type.dim(d), 1});
       rows.push_back(b.slice(c, sl));
     }
     stats.unions += g.unite(b.concatenate(rows, 0), c) ? 1 : 0;

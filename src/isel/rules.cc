@@ -35,7 +35,8 @@ std::optional<int64_t> tileBelow(const std::set<int64_t>& sizes, int64_t extent)
 
 std::vector<hlo::SliceDim> fullSlice(const hlo::Shape& s) {
   std::vector<hlo::SliceDim> out;
-  for (int64_t d : s.dims()) out.push_back({0, d, 1});
+  for (int64_t d : s.dims())
+    out.push_back({0, d, 1});
   return out;
 }
 
@@ -56,17 +57,19 @@ ClassId redot(IrBuilder& b, const OpDesc& d, ClassId lhs, ClassId rhs) {
   return b.dot(lhs, rhs, *d.attrs.dot_dims, d.shape.elementType());
 }
 
-Rewrite dotRewrite(IrBuilder& b, std::string name,
-                   std::function<std::optional<ClassId>(const OpDesc&, ClassId, ClassId, ClassId)> apply) {
+Rewrite dotRewrite(
+    IrBuilder& b, std::string name,
+    std::function<std::optional<ClassId>(const OpDesc&, ClassId, ClassId, ClassId)> apply) {
   PatternBuilder pb(b.ir().lang());
   auto a = pb.var("a"), c = pb.var("b");
   Pattern p = pb.build(pb.node(b.ir().opFor(HloOpcode::kDot), AttrMatch::bind("d"), {a, c}));
   Pattern keep = p;
-  return Rewrite(std::move(name), std::move(p),
-                 [&b, keep, apply](EGraph&, ClassId matched, const Subst& s) -> std::optional<ClassId> {
-                   const OpDesc& d = bound(b, keep, s, "d");
-                   return apply(d, matched, s[keep.var("a")], s[keep.var("b")]);
-                 });
+  return Rewrite(
+      std::move(name), std::move(p),
+      [&b, keep, apply](EGraph&, ClassId matched, const Subst& s) -> std::optional<ClassId> {
+        const OpDesc& d = bound(b, keep, s, "d");
+        return apply(d, matched, s[keep.var("a")], s[keep.var("b")]);
+      });
 }
 
 // ---- dot tiling ------------------------------------------------------------------------------
@@ -78,8 +81,9 @@ class DotSplitFree : public IrRule {
   explicit DotSplitFree(bool rows) : rows_(rows) {}
   std::string name() const override { return rows_ ? "dot-split-rows" : "dot-split-columns"; }
   std::string identity() const override {
-    return rows_ ? "dot(a, b) = concatenate_0(dot(a[i*m:(i+1)*m, :], b) ...), m a unit's dot rows"
-                 : "dot(a, b) = concatenate_1(dot(a, b[:, j*n:(j+1)*n]) ...), n a unit's dot columns";
+    return rows_
+               ? "dot(a, b) = concatenate_0(dot(a[i*m:(i+1)*m, :], b) ...), m a unit's dot rows"
+               : "dot(a, b) = concatenate_1(dot(a, b[:, j*n:(j+1)*n]) ...), n a unit's dot columns";
   }
   std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kDot}; }
   std::vector<HloOpcode> rhsOps() const override {
@@ -88,23 +92,26 @@ class DotSplitFree : public IrRule {
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     bool rows = rows_;
     std::set<int64_t> sizes = rows ? needs.dot_rows : needs.dot_cols;
-    return {dotRewrite(b, name(), [&b, rows, sizes](const OpDesc& d, ClassId whole, ClassId x, ClassId y) -> std::optional<ClassId> {
-      if (!plainMatrixDot(d, b.shape(x), b.shape(y))) return std::nullopt;
-      int64_t extent = d.shape.dim(rows ? 0 : 1);
-      auto tile = tileBelow(sizes, extent);
-      if (!tile) return std::nullopt;
-      const hlo::DotDims& dd = *d.attrs.dot_dims;
-      ClassId operand = rows ? x : y;
-      int64_t free_dim = 1 - (rows ? dd.lhs_contracting[0] : dd.rhs_contracting[0]);
-      std::vector<ClassId> parts;
-      for (int64_t at = 0; at < extent; at += *tile) {
-        ClassId piece = sliceDim(b, operand, free_dim, at, at + *tile);
-        ClassId part = rows ? redot(b, d, piece, y) : redot(b, d, x, piece);
-        b.egraph().unite(part, sliceDim(b, whole, rows ? 0 : 1, at, at + *tile));
-        parts.push_back(part);
-      }
-      return b.concatenate(parts, rows ? 0 : 1);
-    })};
+    return {dotRewrite(b, name(),
+                       [&b, rows, sizes](const OpDesc& d, ClassId whole, ClassId x,
+                                         ClassId y) -> std::optional<ClassId> {
+                         if (!plainMatrixDot(d, b.shape(x), b.shape(y))) return std::nullopt;
+                         int64_t extent = d.shape.dim(rows ? 0 : 1);
+                         auto tile = tileBelow(sizes, extent);
+                         if (!tile) return std::nullopt;
+                         const hlo::DotDims& dd = *d.attrs.dot_dims;
+                         ClassId operand = rows ? x : y;
+                         int64_t free_dim =
+                             1 - (rows ? dd.lhs_contracting[0] : dd.rhs_contracting[0]);
+                         std::vector<ClassId> parts;
+                         for (int64_t at = 0; at < extent; at += *tile) {
+                           ClassId piece = sliceDim(b, operand, free_dim, at, at + *tile);
+                           ClassId part = rows ? redot(b, d, piece, y) : redot(b, d, x, piece);
+                           b.egraph().unite(part, sliceDim(b, whole, rows ? 0 : 1, at, at + *tile));
+                           parts.push_back(part);
+                         }
+                         return b.concatenate(parts, rows ? 0 : 1);
+                       })};
   }
   std::vector<std::string> examples() const override {
     return {R"(HloModule e
@@ -142,22 +149,27 @@ class DotSplitContracting : public IrRule {
            "types, k a unit's contracting size";
   }
   std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kDot}; }
-  std::vector<HloOpcode> rhsOps() const override { return {HloOpcode::kDot, HloOpcode::kSlice, HloOpcode::kAdd}; }
+  std::vector<HloOpcode> rhsOps() const override {
+    return {HloOpcode::kDot, HloOpcode::kSlice, HloOpcode::kAdd};
+  }
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     std::set<int64_t> sizes = needs.dot_depths;
-    return {dotRewrite(b, name(), [&b, sizes](const OpDesc& d, ClassId, ClassId x, ClassId y) -> std::optional<ClassId> {
-      if (!hlo::isInteger(d.shape.elementType()) || !plainMatrixDot(d, b.shape(x), b.shape(y))) return std::nullopt;
-      const hlo::DotDims& dd = *d.attrs.dot_dims;
-      int64_t depth = b.shape(x).dim(dd.lhs_contracting[0]);
-      auto tile = tileBelow(sizes, depth);
-      if (!tile) return std::nullopt;
-      int64_t cut = depth - *tile;
-      ClassId last = redot(b, d, sliceDim(b, x, dd.lhs_contracting[0], cut, depth),
-                           sliceDim(b, y, dd.rhs_contracting[0], cut, depth));
-      ClassId rest = redot(b, d, sliceDim(b, x, dd.lhs_contracting[0], 0, cut),
-                           sliceDim(b, y, dd.rhs_contracting[0], 0, cut));
-      return b.binary(HloOpcode::kAdd, last, rest);
-    })};
+    return {dotRewrite(
+        b, name(),
+        [&b, sizes](const OpDesc& d, ClassId, ClassId x, ClassId y) -> std::optional<ClassId> {
+          if (!hlo::isInteger(d.shape.elementType()) || !plainMatrixDot(d, b.shape(x), b.shape(y)))
+            return std::nullopt;
+          const hlo::DotDims& dd = *d.attrs.dot_dims;
+          int64_t depth = b.shape(x).dim(dd.lhs_contracting[0]);
+          auto tile = tileBelow(sizes, depth);
+          if (!tile) return std::nullopt;
+          int64_t cut = depth - *tile;
+          ClassId last = redot(b, d, sliceDim(b, x, dd.lhs_contracting[0], cut, depth),
+                               sliceDim(b, y, dd.rhs_contracting[0], cut, depth));
+          ClassId rest = redot(b, d, sliceDim(b, x, dd.lhs_contracting[0], 0, cut),
+                               sliceDim(b, y, dd.rhs_contracting[0], 0, cut));
+          return b.binary(HloOpcode::kAdd, last, rest);
+        })};
   }
   std::vector<std::string> examples() const override {
     return {R"(HloModule e
@@ -180,21 +192,25 @@ class DotOrient : public IrRule {
  public:
   std::string name() const override { return "dot-orient"; }
   std::string identity() const override {
-    return "dot(a, b){lc=0} = dot(transpose(a), b){lc=1}; dot(a, b){rc=1} = dot(a, transpose(b)){rc=0}";
+    return "dot(a, b){lc=0} = dot(transpose(a), b){lc=1}; dot(a, b){rc=1} = dot(a, "
+           "transpose(b)){rc=0}";
   }
   std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kDot}; }
-  std::vector<HloOpcode> rhsOps() const override { return {HloOpcode::kDot, HloOpcode::kTranspose}; }
+  std::vector<HloOpcode> rhsOps() const override {
+    return {HloOpcode::kDot, HloOpcode::kTranspose};
+  }
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds&) const override {
-    return {dotRewrite(b, name(), [&b](const OpDesc& d, ClassId, ClassId x, ClassId y) -> std::optional<ClassId> {
-      if (!plainMatrixDot(d, b.shape(x), b.shape(y))) return std::nullopt;
-      hlo::DotDims dd = *d.attrs.dot_dims;
-      if (dd.lhs_contracting[0] == 1 && dd.rhs_contracting[0] == 0) return std::nullopt;
-      if (dd.lhs_contracting[0] == 0) x = b.transpose(x, {1, 0});
-      if (dd.rhs_contracting[0] == 1) y = b.transpose(y, {1, 0});
-      dd.lhs_contracting = {1};
-      dd.rhs_contracting = {0};
-      return b.dot(x, y, dd, d.shape.elementType());
-    })};
+    return {dotRewrite(
+        b, name(), [&b](const OpDesc& d, ClassId, ClassId x, ClassId y) -> std::optional<ClassId> {
+          if (!plainMatrixDot(d, b.shape(x), b.shape(y))) return std::nullopt;
+          hlo::DotDims dd = *d.attrs.dot_dims;
+          if (dd.lhs_contracting[0] == 1 && dd.rhs_contracting[0] == 0) return std::nullopt;
+          if (dd.lhs_contracting[0] == 0) x = b.transpose(x, {1, 0});
+          if (dd.rhs_contracting[0] == 1) y = b.transpose(y, {1, 0});
+          dd.lhs_contracting = {1};
+          dd.rhs_contracting = {0};
+          return b.dot(x, y, dd, d.shape.elementType());
+        })};
   }
   std::vector<std::string> examples() const override {
     return {R"(HloModule e
@@ -215,12 +231,14 @@ class MovementThroughConvert : public IrRule {
   std::string identity() const override {
     return "M(convert(x)) = convert(M(x)) for M in transpose, slice, reshape, broadcast, reverse";
   }
-  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kConvert, HloOpcode::kTranspose}; }
+  std::vector<HloOpcode> lhsOps() const override {
+    return {HloOpcode::kConvert, HloOpcode::kTranspose};
+  }
   std::vector<HloOpcode> rhsOps() const override { return {HloOpcode::kConvert}; }
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds&) const override {
     std::vector<Rewrite> out;
-    for (HloOpcode m : {HloOpcode::kTranspose, HloOpcode::kSlice, HloOpcode::kReshape, HloOpcode::kBroadcast,
-                        HloOpcode::kReverse}) {
+    for (HloOpcode m : {HloOpcode::kTranspose, HloOpcode::kSlice, HloOpcode::kReshape,
+                        HloOpcode::kBroadcast, HloOpcode::kReverse}) {
       PatternBuilder pb(b.ir().lang());
       auto x = pb.var("x");
       auto conv = pb.node(b.ir().opFor(HloOpcode::kConvert), AttrMatch::bind("c"), {x});
@@ -290,7 +308,9 @@ class ElementwiseOverConcat : public IrRule {
     return "e(concatenate(x_i), y...) = concatenate(e(x_i, y[slice_i]...)) for elementwise e";
   }
   std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kConcatenate}; }
-  std::vector<HloOpcode> rhsOps() const override { return {HloOpcode::kConcatenate, HloOpcode::kSlice}; }
+  std::vector<HloOpcode> rhsOps() const override {
+    return {HloOpcode::kConcatenate, HloOpcode::kSlice};
+  }
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     std::vector<Rewrite> out;
     for (HloOpcode op : needs.ops) {
@@ -298,15 +318,18 @@ class ElementwiseOverConcat : public IrRule {
       if (arity == 0) continue;
       PatternBuilder pb(b.ir().lang());
       std::vector<PatternBuilder::Ref> kids;
-      for (int i = 0; i < arity; ++i) kids.push_back(pb.var("x" + std::to_string(i)));
+      for (int i = 0; i < arity; ++i)
+        kids.push_back(pb.var("x" + std::to_string(i)));
       Pattern p = pb.build(pb.node(b.ir().opFor(op), AttrMatch::bind("e"), kids));
       Pattern keep = p;
-      out.emplace_back(name() + "-" + std::string(hlo::opcodeName(op)), std::move(p),
-                       [&b, keep, arity](EGraph&, ClassId, const Subst& s) -> std::optional<ClassId> {
-                         std::vector<ClassId> operands;
-                         for (int i = 0; i < arity; ++i) operands.push_back(s[keep.var("x" + std::to_string(i))]);
-                         return distribute(b, bound(b, keep, s, "e"), operands);
-                       });
+      out.emplace_back(
+          name() + "-" + std::string(hlo::opcodeName(op)), std::move(p),
+          [&b, keep, arity](EGraph&, ClassId, const Subst& s) -> std::optional<ClassId> {
+            std::vector<ClassId> operands;
+            for (int i = 0; i < arity; ++i)
+              operands.push_back(s[keep.var("x" + std::to_string(i))]);
+            return distribute(b, bound(b, keep, s, "e"), operands);
+          });
     }
     return out;
   }
@@ -327,11 +350,14 @@ ENTRY m {
   static int elementwiseArity(HloOpcode op) {
     if (op == HloOpcode::kClamp || op == HloOpcode::kSelect) return 3;
     if (op == HloOpcode::kCompare || (hlo::isElementwiseBinary(op) && iselSupports(op))) return 2;
-    if (op == HloOpcode::kConvert || (hlo::isElementwiseUnary(op) && iselSupports(op) && op != HloOpcode::kCopy)) return 1;
+    if (op == HloOpcode::kConvert ||
+        (hlo::isElementwiseUnary(op) && iselSupports(op) && op != HloOpcode::kCopy))
+      return 1;
     return 0;
   }
 
-  static std::optional<ClassId> distribute(IrBuilder& b, const OpDesc& e, const std::vector<ClassId>& operands) {
+  static std::optional<ClassId> distribute(IrBuilder& b, const OpDesc& e,
+                                           const std::vector<ClassId>& operands) {
     std::optional<Cut> cut;
     for (ClassId x : operands) {
       if (!cut && b.shape(x).rank() > 0) cut = concatOf(b, x);
@@ -341,7 +367,9 @@ ENTRY m {
     for (size_t i = 0; i + 1 < cut->bounds.size(); ++i) {
       std::vector<ClassId> args;
       for (ClassId x : operands) {
-        args.push_back(b.shape(x).rank() == 0 ? x : sliceDim(b, x, cut->dim, cut->bounds[i], cut->bounds[i + 1]));
+        args.push_back(b.shape(x).rank() == 0
+                           ? x
+                           : sliceDim(b, x, cut->dim, cut->bounds[i], cut->bounds[i + 1]));
       }
       OpDesc part = e;
       std::vector<int64_t> dims = e.shape.dims();
@@ -367,7 +395,8 @@ class FlattenOverConcat : public IrRule {
     return {HloOpcode::kReshape, HloOpcode::kBitcastConvert, HloOpcode::kConcatenate};
   }
   std::vector<HloOpcode> rhsOps() const override {
-    return {HloOpcode::kReshape, HloOpcode::kBitcastConvert, HloOpcode::kConcatenate, HloOpcode::kSlice};
+    return {HloOpcode::kReshape, HloOpcode::kBitcastConvert, HloOpcode::kConcatenate,
+            HloOpcode::kSlice};
   }
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds&) const override {
     std::vector<Rewrite> out;
@@ -375,15 +404,19 @@ class FlattenOverConcat : public IrRule {
     for (bool bitcast : {false, true}) {
       PatternBuilder pb(b.ir().lang());
       auto x = pb.var("x");
-      auto inner = bitcast ? pb.node(b.ir().opFor(HloOpcode::kBitcastConvert), AttrMatch::any(), {x}) : x;
-      Pattern p = pb.build(pb.node(b.ir().opFor(HloOpcode::kReshape), AttrMatch::bind("r"), {inner}));
+      auto inner =
+          bitcast ? pb.node(b.ir().opFor(HloOpcode::kBitcastConvert), AttrMatch::any(), {x}) : x;
+      Pattern p =
+          pb.build(pb.node(b.ir().opFor(HloOpcode::kReshape), AttrMatch::bind("r"), {inner}));
       Pattern keep = p;
-      out.emplace_back(name() + (bitcast ? "-bitcast" : ""), std::move(p),
-                       [&b, keep](EGraph&, ClassId, const Subst& s) -> std::optional<ClassId> {
-                         const OpDesc& r = bound(b, keep, s, "r");
-                         if (r.shape.elementType() != hlo::PrimitiveType::kU8 || r.shape.rank() != 1) return std::nullopt;
-                         return byteConcat(b, s[keep.var("x")]);
-                       });
+      out.emplace_back(
+          name() + (bitcast ? "-bitcast" : ""), std::move(p),
+          [&b, keep](EGraph&, ClassId, const Subst& s) -> std::optional<ClassId> {
+            const OpDesc& r = bound(b, keep, s, "r");
+            if (r.shape.elementType() != hlo::PrimitiveType::kU8 || r.shape.rank() != 1)
+              return std::nullopt;
+            return byteConcat(b, s[keep.var("x")]);
+          });
     }
     return out;
   }
@@ -411,18 +444,21 @@ ENTRY m {
     if (!cut) return std::nullopt;
     const hlo::Shape s = b.shape(x);  // a copy: adding nodes may move the analysis data
     int64_t rows = 1;
-    for (int64_t i = 0; i < cut->dim; ++i) rows *= s.dim(i);
+    for (int64_t i = 0; i < cut->dim; ++i)
+      rows *= s.dim(i);
     if (rows > kMaxRows) return std::nullopt;
     std::vector<ClassId> pieces;
     if (cut->dim == 0 || rows == 1) {
-      for (ClassId part : cut->parts) pieces.push_back(b.flatten(part));
+      for (ClassId part : cut->parts)
+        pieces.push_back(b.flatten(part));
     } else {
       // One row of leading indices at a time: the parts' slices at that row, in order.
       std::vector<int64_t> lead(static_cast<size_t>(cut->dim), 0);
       for (int64_t r = 0; r < rows; ++r) {
         for (ClassId part : cut->parts) {
           std::vector<hlo::SliceDim> sl = fullSlice(b.shape(part));
-          for (size_t k = 0; k < lead.size(); ++k) sl[k] = {lead[k], lead[k] + 1, 1};
+          for (size_t k = 0; k < lead.size(); ++k)
+            sl[k] = {lead[k], lead[k] + 1, 1};
           pieces.push_back(b.flatten(b.slice(part, sl)));
         }
         for (size_t k = lead.size(); k-- > 0;) {
@@ -473,10 +509,12 @@ IsaNeeds analyzeIsa(const taidl::Isa&, const UnitSet& units) {
       const taidl::SymOp& op = p.sym->ops[static_cast<size_t>(n.op)];
       if (n.input >= 0) continue;
       needs.ops.insert(op.opcode);
-      if (op.opcode != HloOpcode::kDot || op.type.dims.size() != 2 || n.children.size() != 2) continue;
+      if (op.opcode != HloOpcode::kDot || op.type.dims.size() != 2 || n.children.size() != 2)
+        continue;
       if (auto r = largest(op.type.dims[0], u)) needs.dot_rows.insert(*r);
       if (auto c = largest(op.type.dims[1], u)) needs.dot_cols.insert(*c);
-      const taidl::SymOp& lhs = p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(n.children[0])].op)];
+      const taidl::SymOp& lhs =
+          p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(n.children[0])].op)];
       if (lhs.type.dims.size() == 2) {
         if (auto k = largest(lhs.type.dims[1], u)) needs.dot_depths.insert(*k);
       }
@@ -500,11 +538,13 @@ std::vector<const IrRule*> selectRules(const IsaNeeds& needs) {
       if (chosen[i]) continue;
       const IrRule& r = *ruleLibrary()[i];
       std::vector<HloOpcode> rhs = r.rhsOps();
-      bool produces_used = std::any_of(rhs.begin(), rhs.end(), [&](HloOpcode op) { return used.count(op) != 0; });
+      bool produces_used =
+          std::any_of(rhs.begin(), rhs.end(), [&](HloOpcode op) { return used.count(op) != 0; });
       if (!produces_used) continue;
       chosen[i] = true;
       changed = true;
-      for (HloOpcode op : r.lhsOps()) used.insert(op);
+      for (HloOpcode op : r.lhsOps())
+        used.insert(op);
     }
   }
   std::vector<const IrRule*> out;

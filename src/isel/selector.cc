@@ -37,7 +37,8 @@ Selector::Selector(const taidl::Isa& isa, const hlo::HloModule& kernel, Selector
   needs_ = analyzeIsa(isa, units_);
   selected_ = selectRules(needs_);
   for (const IrRule* r : selected_) {
-    for (egraph::Rewrite& w : r->rewrites(builder_, needs_)) rules_.push_back(std::move(w));
+    for (egraph::Rewrite& w : r->rewrites(builder_, needs_))
+      rules_.push_back(std::move(w));
   }
 }
 

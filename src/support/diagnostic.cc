@@ -4,9 +4,12 @@ namespace tacit {
 
 std::string_view severityName(Severity s) {
   switch (s) {
-    case Severity::kError: return "error";
-    case Severity::kWarning: return "warning";
-    case Severity::kNote: return "note";
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kNote:
+      return "note";
   }
   return "error";
 }
@@ -42,11 +45,13 @@ std::string Diagnostic::str() const {
 }
 
 Diagnostic makeError(std::string file, SourceLoc loc, std::string message, std::string hint) {
-  return Diagnostic{Severity::kError, std::move(file), loc, std::move(message), std::move(hint), {}};
+  return Diagnostic{Severity::kError,   std::move(file), loc,
+                    std::move(message), std::move(hint), {}};
 }
 
 Diagnostic makeWarning(std::string file, SourceLoc loc, std::string message, std::string hint) {
-  return Diagnostic{Severity::kWarning, std::move(file), loc, std::move(message), std::move(hint), {}};
+  return Diagnostic{Severity::kWarning, std::move(file), loc,
+                    std::move(message), std::move(hint), {}};
 }
 
 DiagnosticError::DiagnosticError(Diagnostic diag) : diag_(std::move(diag)), text_(diag_.str()) {}
@@ -59,11 +64,14 @@ void fail(std::string message, std::string hint) {
   throw DiagnosticError(makeError({}, {}, std::move(message), std::move(hint)));
 }
 
-bool DiagnosticSink::hasErrors() const { return count(Severity::kError) != 0; }
+bool DiagnosticSink::hasErrors() const {
+  return count(Severity::kError) != 0;
+}
 
 size_t DiagnosticSink::count(Severity s) const {
   size_t n = 0;
-  for (const Diagnostic& d : diags_) n += d.severity == s;
+  for (const Diagnostic& d : diags_)
+    n += d.severity == s;
   return n;
 }
 

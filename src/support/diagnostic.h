@@ -25,7 +25,7 @@ enum class Severity { kError, kWarning, kNote };
 
 struct Diagnostic {
   Severity severity = Severity::kError;
-  std::string file;     // may be empty (e.g. a command-line flag)
+  std::string file;  // may be empty (e.g. a command-line flag)
   SourceLoc loc;
   std::string message;  // what is wrong and what was expected
   std::string hint;     // optional: how to fix it

@@ -55,7 +55,8 @@ class HeaderReader {
  private:
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   void skipSpace() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])))
+      ++pos_;
   }
   void expect(char c) {
     skipSpace();
@@ -68,7 +69,8 @@ class HeaderReader {
     if (q != '\'' && q != '"') bad("expected a quoted string in header");
     ++pos_;
     size_t start = pos_;
-    while (pos_ < text_.size() && text_[pos_] != q) ++pos_;
+    while (pos_ < text_.size() && text_[pos_] != q)
+      ++pos_;
     if (pos_ >= text_.size()) bad("unterminated string in header");
     std::string s(text_.substr(start, pos_ - start));
     ++pos_;
@@ -140,11 +142,14 @@ std::string normaliseDescr(const std::string& d, bool& big_endian, const std::st
 
 }  // namespace
 
-size_t NpyArray::itemSize() const { return descr.size() > 2 ? std::stoul(descr.substr(2)) : 0; }
+size_t NpyArray::itemSize() const {
+  return descr.size() > 2 ? std::stoul(descr.substr(2)) : 0;
+}
 
 int64_t NpyArray::elementCount() const {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    n *= d;
   return n;
 }
 
@@ -166,7 +171,8 @@ NpyArray parseNpy(std::string_view bytes, const std::string& name) {
   } else {
     fail(name, {}, "unsupported .npy format version " + std::to_string(major));
   }
-  if (header_start + header_len > bytes.size()) fail(name, {}, "malformed .npy file: truncated header");
+  if (header_start + header_len > bytes.size())
+    fail(name, {}, "malformed .npy file: truncated header");
 
   NpyArray arr;
   bool fortran = false;
@@ -184,12 +190,14 @@ NpyArray parseNpy(std::string_view bytes, const std::string& name) {
   size_t data_start = header_start + header_len;
   if (bytes.size() - data_start != data_bytes) {
     fail(name, {},
-         "malformed .npy file: expected " + std::to_string(data_bytes) + " bytes of data for shape and dtype '" +
-             arr.descr + "', found " + std::to_string(bytes.size() - data_start));
+         "malformed .npy file: expected " + std::to_string(data_bytes) +
+             " bytes of data for shape and dtype '" + arr.descr + "', found " +
+             std::to_string(bytes.size() - data_start));
   }
   arr.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(data_start), bytes.end());
   if (big_endian) {
-    for (size_t i = 0; i < data_bytes; i += item) std::reverse(&arr.data[i], &arr.data[i + item]);
+    for (size_t i = 0; i < data_bytes; i += item)
+      std::reverse(&arr.data[i], &arr.data[i + item]);
   }
   if (fortran && arr.shape.size() > 1) {
     // Column-major on disk: gather into C order. Element (i0..in) sits at sum(i_k * fstride_k).
@@ -203,8 +211,10 @@ NpyArray parseNpy(std::string_view bytes, const std::string& name) {
     }
     for (int64_t e = 0; e < count; ++e) {
       int64_t src = 0;
-      for (size_t k = 0; k < rank; ++k) src += idx[k] * fstride[k];
-      std::memcpy(&c_order[static_cast<size_t>(e) * item], &arr.data[static_cast<size_t>(src) * item], item);
+      for (size_t k = 0; k < rank; ++k)
+        src += idx[k] * fstride[k];
+      std::memcpy(&c_order[static_cast<size_t>(e) * item],
+                  &arr.data[static_cast<size_t>(src) * item], item);
       for (size_t k = rank; k-- > 0;) {
         if (++idx[k] < arr.shape[k]) break;
         idx[k] = 0;
@@ -215,7 +225,9 @@ NpyArray parseNpy(std::string_view bytes, const std::string& name) {
   return arr;
 }
 
-NpyArray readNpy(const std::string& path) { return parseNpy(readFile(path), path); }
+NpyArray readNpy(const std::string& path) {
+  return parseNpy(readFile(path), path);
+}
 
 std::string serializeNpy(const NpyArray& array) {
   std::string dict = "{'descr': '" + array.descr + "', 'fortran_order': False, 'shape': (";

@@ -14,12 +14,13 @@ namespace tacit {
 
 OutputTransaction::~OutputTransaction() {
   if (committed_) return;
-  for (const Staged& s : staged_) std::remove(s.temp.c_str());
+  for (const Staged& s : staged_)
+    std::remove(s.temp.c_str());
 }
 
 void OutputTransaction::write(const std::string& path, std::string_view data) {
-  std::string temp = path + ".tacit-tmp." + std::to_string(::getpid()) + "." +
-                     std::to_string(staged_.size());
+  std::string temp =
+      path + ".tacit-tmp." + std::to_string(::getpid()) + "." + std::to_string(staged_.size());
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) fail(path, {}, std::string("cannot write file: ") + std::strerror(errno));
@@ -38,8 +39,10 @@ void OutputTransaction::commit() {
     if (std::rename(staged_[i].temp.c_str(), staged_[i].final.c_str()) != 0) {
       int err = errno;
       // Undo what was already moved so the command leaves nothing half-written.
-      for (size_t j = 0; j < i; ++j) std::remove(staged_[j].final.c_str());
-      for (size_t j = i; j < staged_.size(); ++j) std::remove(staged_[j].temp.c_str());
+      for (size_t j = 0; j < i; ++j)
+        std::remove(staged_[j].final.c_str());
+      for (size_t j = i; j < staged_.size(); ++j)
+        std::remove(staged_[j].temp.c_str());
       committed_ = true;
       fail(staged_[i].final, {}, std::string("cannot write file: ") + std::strerror(err));
     }

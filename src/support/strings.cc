@@ -22,8 +22,11 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
 
 std::string_view trim(std::string_view text) {
   size_t b = 0, e = text.size();
-  while (b < e && (text[b] == ' ' || text[b] == '\t' || text[b] == '\n' || text[b] == '\r')) ++b;
-  while (e > b && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\n' || text[e - 1] == '\r')) --e;
+  while (b < e && (text[b] == ' ' || text[b] == '\t' || text[b] == '\n' || text[b] == '\r'))
+    ++b;
+  while (e > b &&
+         (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\n' || text[e - 1] == '\r'))
+    --e;
   return text.substr(b, e - b);
 }
 
@@ -36,18 +39,32 @@ static std::string formatShortest(T v) {
   return std::string(buf, res.ptr);
 }
 
-std::string formatDouble(double v) { return formatShortest(v); }
-std::string formatFloat(float v) { return formatShortest(v); }
+std::string formatDouble(double v) {
+  return formatShortest(v);
+}
+std::string formatFloat(float v) {
+  return formatShortest(v);
+}
 
 std::string quote(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];

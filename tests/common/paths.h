@@ -7,7 +7,9 @@
 namespace tacit::testing {
 
 // The repository root.
-inline std::string sourceDir() { return TACIT_SOURCE_DIR; }
+inline std::string sourceDir() {
+  return TACIT_SOURCE_DIR;
+}
 
 // ../shared next to the repository (corpus/, conformance/, docs/); the TACIT_SHARED_DIR
 // environment variable overrides the compiled-in path.

@@ -30,7 +30,8 @@ TEST(Npy, RoundTripsEveryShapeRank) {
     a.descr = "<i4";
     a.shape = shape;
     a.data.resize(static_cast<size_t>(a.elementCount()) * 4);
-    for (size_t i = 0; i < a.data.size(); ++i) a.data[i] = static_cast<uint8_t>(i * 7);
+    for (size_t i = 0; i < a.data.size(); ++i)
+      a.data[i] = static_cast<uint8_t>(i * 7);
     std::string bytes = serializeNpy(a);
     EXPECT_EQ((bytes.size() - a.data.size()) % 64, 0u);
     NpyArray b = parseNpy(bytes, "t.npy");
@@ -63,17 +64,21 @@ TEST(Npy, AcceptsVersion2AndVoidBf16) {
 }
 
 TEST(Npy, RejectsMalformedFiles) {
-  std::string good = header("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }") + std::string(8, '\0');
+  std::string good =
+      header("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }") + std::string(8, '\0');
   EXPECT_NO_THROW(parseNpy(good, "g.npy"));
   EXPECT_THROW(parseNpy("not numpy", "x.npy"), DiagnosticError);
   EXPECT_THROW(parseNpy(good.substr(0, good.size() - 1), "x.npy"), DiagnosticError);  // short data
-  EXPECT_THROW(parseNpy(good + "x", "x.npy"), DiagnosticError);                        // extra data
-  EXPECT_THROW(parseNpy(good.substr(0, 20), "x.npy"), DiagnosticError);                // short header
-  EXPECT_THROW(parseNpy(header("{'descr': '<O8', 'fortran_order': False, 'shape': (1,), }"), "x.npy"),
-               DiagnosticError);
+  EXPECT_THROW(parseNpy(good + "x", "x.npy"), DiagnosticError);                       // extra data
+  EXPECT_THROW(parseNpy(good.substr(0, 20), "x.npy"), DiagnosticError);  // short header
+  EXPECT_THROW(
+      parseNpy(header("{'descr': '<O8', 'fortran_order': False, 'shape': (1,), }"), "x.npy"),
+      DiagnosticError);
   EXPECT_THROW(parseNpy(header("{'descr': '<f4', 'shape': (1,), }"), "x.npy"), DiagnosticError);
-  EXPECT_THROW(parseNpy(header("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999,), }"), "x.npy"),
-               DiagnosticError);
+  EXPECT_THROW(
+      parseNpy(header("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999,), }"),
+               "x.npy"),
+      DiagnosticError);
 }
 
 }  // namespace

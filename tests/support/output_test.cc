@@ -13,7 +13,8 @@ namespace tacit {
 namespace {
 
 std::string tempDir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("tacit_output_test_" + name + std::to_string(::getpid()));
+  auto dir = std::filesystem::temp_directory_path() /
+             ("tacit_output_test_" + name + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();

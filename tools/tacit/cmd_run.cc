@@ -95,7 +95,7 @@ Registration run_command{Command{
      OptionSpec("output-dir", "DIR", "directory for the output .npy files (created if missing)"),
      OptionSpec("trace", "", "print each executed instruction with its attribute values"),
      OptionSpec("stats", "",
-            "print instruction counts, bytes moved per buffer pair and the total cost"),
+                "print instruction counts, bytes moved per buffer pair and the total cost"),
      OptionSpec("clamp", "", "clamp out-of-range slice starts as XLA does instead of failing"),
      OptionSpec("warn-constraints", "", "warn about violated constraints instead of failing")},
     2,

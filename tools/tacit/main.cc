@@ -1,4 +1,6 @@
 // tacit: the single command-line tool. Subcommands live in cmd_*.cc and register themselves.
 #include "cli.h"
 
-int main(int argc, char** argv) { return tacit::cli::dispatch(argc, argv); }
+int main(int argc, char** argv) {
+  return tacit::cli::dispatch(argc, argv);
+}

@@ -15,20 +15,19 @@ namespace {
 
 using O = HloOpcode;
 
-#define TACIT_UNARY_OPS(X)                                                                        \
-  X(kAbs)                                                                                         \
-  X(kNegate)                                                                                      \
-  X(kSign)                                                                                        \
-  X(kNot) X(kPopcnt) X(kCountLeadingZeros) X(kExponential) X(kExponentialMinusOne) X(kLog)        \
-      X(kLogPlusOne) X(kTanh) X(kLogistic) X(kSqrt) X(kRsqrt) X(kCbrt) X(kErf) X(kFloor) X(kCeil) \
-          X(kRoundNearestAfz) X(kRoundNearestEven) X(kSine) X(kCosine)
+// The op lists are laid out by hand: clang-format does not lay these macros out stably.
+// clang-format off
+#define TACIT_UNARY_OPS(X)                                                              \
+  X(kAbs) X(kNegate) X(kSign) X(kNot) X(kPopcnt) X(kCountLeadingZeros) X(kExponential) \
+  X(kExponentialMinusOne) X(kLog) X(kLogPlusOne) X(kTanh) X(kLogistic) X(kSqrt)         \
+  X(kRsqrt) X(kCbrt) X(kErf) X(kFloor) X(kCeil) X(kRoundNearestAfz)                     \
+  X(kRoundNearestEven) X(kSine) X(kCosine)
 
-#define TACIT_BINARY_OPS(X)                                                                   \
-  X(kAdd)                                                                                     \
-  X(kSubtract)                                                                                \
-  X(kMultiply)                                                                                \
-  X(kDivide) X(kRemainder) X(kPower) X(kMaximum) X(kMinimum) X(kAtan2) X(kAnd) X(kOr) X(kXor) \
-      X(kShiftLeft) X(kShiftRightLogical) X(kShiftRightArithmetic)
+#define TACIT_BINARY_OPS(X)                                                             \
+  X(kAdd) X(kSubtract) X(kMultiply) X(kDivide) X(kRemainder) X(kPower) X(kMaximum)      \
+  X(kMinimum) X(kAtan2) X(kAnd) X(kOr) X(kXor) X(kShiftLeft) X(kShiftRightLogical)      \
+  X(kShiftRightArithmetic)
+// clang-format on
 
 template <O kOp, P kT>
 void unaryLoop(const void* x, void* y, int64_t n) {
