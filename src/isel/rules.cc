@@ -346,6 +346,11 @@ ENTRY m {
   ROOT k = s32[4,8] clamp(lo, s, hi)
 })"};
   }
+  IsaNeeds exampleNeeds() const override {
+    IsaNeeds n;
+    n.ops = {HloOpcode::kAdd, HloOpcode::kClamp};
+    return n;
+  }
 
   static int elementwiseArity(HloOpcode op) {
     if (op == HloOpcode::kClamp || op == HloOpcode::kSelect) return 3;
