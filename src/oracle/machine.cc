@@ -1,5 +1,6 @@
 #include "oracle/machine.h"
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 
@@ -29,15 +30,36 @@ struct Site {
   std::vector<taidl::ExpandedCall> expansion;
   std::vector<Entry*> memos;
   std::vector<Site> body;  // loops
-  std::vector<int64_t> scratch;
+  // Calls of an instruction: bit k set if its require k holds for every value the attributes
+  // take in this program (interval analysis over the loop ranges), so it is not re-evaluated.
+  uint64_t proven = 0;
 };
+
+// The values an affine expression takes with loop[d] in [lo[d], hi[d]] (false: unknown or
+// overflow).
+bool affineRange(const Affine& a, const std::vector<int64_t>& lo, const std::vector<int64_t>& hi,
+                 int64_t* min, int64_t* max) {
+  int64_t mn = a.constant, mx = a.constant;
+  for (const Affine::Term& t : a.terms) {
+    if (t.depth >= lo.size()) return false;
+    int64_t p = 0, q = 0;
+    if (__builtin_mul_overflow(t.coeff, lo[t.depth], &p) ||
+        __builtin_mul_overflow(t.coeff, hi[t.depth], &q))
+      return false;
+    if (p > q) std::swap(p, q);
+    if (__builtin_add_overflow(mn, p, &mn) || __builtin_add_overflow(mx, q, &mx)) return false;
+  }
+  *min = mn;
+  *max = mx;
+  return true;
+}
 
 }  // namespace
 
 class Machine::Impl {
  public:
   Impl(const taidl::Isa& isa, RunOptions options)
-      : isa_(isa), options_(std::move(options)), exec_(isa) {
+      : isa_(isa), options_(std::move(options)), exec_(isa), walks_(isa.instructions.size()) {
     reset(1);
   }
 
@@ -47,6 +69,7 @@ class Machine::Impl {
   detail::State state_;
   Stats stats_;
   taidl::WalkResult walk_;
+  std::vector<std::unique_ptr<taidl::CompiledWalk>> walks_;  // per instruction, built on first use
   const std::string* file_ = nullptr;
 
   void reset(int64_t hbm_bytes) {
@@ -78,7 +101,9 @@ class Machine::Impl {
   }
 
   // ---- preparing a program ----
-  std::vector<Site> prepare(const std::vector<Stmt>& list) {
+  // `lo`/`hi`: the range of each enclosing loop variable; `known` false once one is unknown.
+  std::vector<Site> prepare(const std::vector<Stmt>& list, std::vector<int64_t>& lo,
+                            std::vector<int64_t>& hi, bool known) {
     std::vector<Site> out;
     out.reserve(list.size());
     for (const Stmt& s : list) {
@@ -89,9 +114,39 @@ class Machine::Impl {
       site.walk.warnings = options_.warnings;
       site.walk.site = taidl::CallSite{file_ ? *file_ : std::string(), s.loc};
       site.attrs.resize(s.attrs.size());
-      if (s.kind == StmtKind::kLoop) site.body = prepare(s.body);
+      if (s.kind == StmtKind::kCall && !s.is_macro && known) site.proven = prove(s, lo, hi);
+      if (s.kind == StmtKind::kLoop) {
+        int64_t lmin = 0, lmax = 0, hmin = 0, hmax = 0;
+        bool k = known && affineRange(s.lo, lo, hi, &lmin, &lmax) &&
+                 affineRange(s.hi, lo, hi, &hmin, &hmax) && lmin < hmax;
+        lo.push_back(lmin);
+        hi.push_back(hmax - 1);
+        site.body = prepare(s.body, lo, hi, k);
+        lo.pop_back();
+        hi.pop_back();
+      }
     }
     return out;
+  }
+
+  // The requires of call `s` that hold for all its attribute values in the loop ranges.
+  uint64_t prove(const Stmt& s, const std::vector<int64_t>& lo, const std::vector<int64_t>& hi) {
+    std::vector<int64_t> amin(s.attrs.size()), amax(s.attrs.size());
+    for (size_t k = 0; k < s.attrs.size(); ++k) {
+      if (!affineRange(s.attrs[k], lo, hi, &amin[k], &amax[k])) return 0;
+    }
+    uint64_t proven = 0;
+    size_t n = isa_.instructions[static_cast<size_t>(s.unit)].requires_.size();
+    for (size_t k = 0; k < n && k < 64; ++k) {
+      if (taidl::provablyHolds(isa_, s.unit, k, amin, amax)) proven |= uint64_t{1} << k;
+    }
+    return proven;
+  }
+
+  const taidl::CompiledWalk& compiledWalk(int32_t inst) {
+    std::unique_ptr<taidl::CompiledWalk>& w = walks_[static_cast<size_t>(inst)];
+    if (!w) w = std::make_unique<taidl::CompiledWalk>(isa_, inst);
+    return *w;
   }
 
   [[noreturn]] void failAt(const Site& s, const std::string& message,
@@ -153,7 +208,7 @@ class Machine::Impl {
 
   void callSite(Site& s) {
     if (!s.stmt->is_macro) {
-      instruction(s.stmt->unit, s.attrs, s, s.memo, -1);
+      instruction(s.stmt->unit, s.attrs, s, s.memo, -1, s.proven);
       return;
     }
     ++stats_.macro_calls;
@@ -164,12 +219,15 @@ class Machine::Impl {
       s.expanded = true;
     }
     for (size_t c = 0; c < s.expansion.size(); ++c)
-      instruction(s.expansion[c].instruction, s.expansion[c].attrs, s, s.memos[c], s.stmt->unit);
+      instruction(s.expansion[c].instruction, s.expansion[c].attrs, s, s.memos[c], s.stmt->unit, 0);
   }
 
   void instruction(int32_t inst, std::span<const int64_t> attrs, Site& s, Entry*& memo,
-                   int32_t macro) {
-    taidl::walk(isa_, inst, attrs, state_.regs, s.walk, walk_);
+                   int32_t macro, uint64_t proven) {
+    // The compiled walk declines whatever needs the full walk's reporting (a violated require,
+    // an evaluation failure): walk() then runs from the same state and reports exactly.
+    if (!compiledWalk(inst).run(attrs, state_.regs, walk_, proven))
+      taidl::walk(isa_, inst, attrs, state_.regs, s.walk, walk_);
     Entry* e = memo;
     if (e == nullptr || e->instruction != inst || e->spec->key.words != walk_.key.words) {
       size_t before = exec_.entries();
@@ -205,7 +263,8 @@ class Machine::Impl {
 
   void execute(const Program& p) {
     file_ = &p.file;
-    std::vector<Site> sites = prepare(p.body);
+    std::vector<int64_t> lo, hi;
+    std::vector<Site> sites = prepare(p.body, lo, hi, true);
     std::vector<int64_t> loops;
     block(sites, loops);
   }

@@ -1,5 +1,8 @@
 #include "taidl/walk.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "taidl/printer.h"
 
 namespace tacit::taidl {
@@ -25,6 +28,138 @@ void failAtCall(const Isa& isa, const CallSite& site, uint32_t spec_offset, std:
 
 namespace {
 
+// The walk's expression evaluator (the oracle calls it for every executed instruction, so it
+// must be cheap). Nodes are stored in post-order, so one pass over the node array evaluates every
+// node into a small stack array: no recursion, no std::string (applyBinary builds its messages).
+// It evaluates eagerly, also the branch a short-circuit `&&`, `||` or `?:` skips, so it gives up
+// (returns false) on anything that could fail — division by zero, inexact `/`, overflow — and on
+// unusual shapes (large or unresolved expressions); the caller then runs evalExpr, which has the
+// exact semantics and error messages. Without failures eager and lazy evaluation agree (the
+// expressions are pure).
+constexpr size_t kFastNodes = 64;
+
+bool fastEval(const Expr& e, const EvalEnv& env, int64_t* out) {
+  const std::vector<ExprNode>& nodes = e.nodes();
+  size_t count = nodes.size();
+  if (count == 0 || count > kFastNodes) return false;
+  if (count == 1) {  // most slice starts: one attribute or an integer
+    const ExprNode& n = nodes[0];
+    if (n.op == ExprOp::kInt) {
+      *out = n.value;
+      return true;
+    }
+    if (n.op == ExprOp::kRef && (n.ref == RefKind::kAlpha || n.ref == RefKind::kBeta) &&
+        static_cast<size_t>(n.slot) < env.attrs.size()) {
+      *out = env.attrs[static_cast<size_t>(n.slot)];
+      return true;
+    }
+  }
+  int64_t v[kFastNodes];
+  for (size_t i = 0; i < count; ++i) {
+    const ExprNode& n = nodes[i];
+    // Children precede their parent (post-order); anything else takes the general path.
+    auto child = [&](int32_t c, int64_t* x) {
+      if (c < 0 || static_cast<size_t>(c) >= i) return false;
+      *x = v[c];
+      return true;
+    };
+    int64_t a = 0, b = 0, c = 0;
+    switch (n.op) {
+      case ExprOp::kInt:
+        v[i] = n.value;
+        continue;
+      case ExprOp::kRef:
+        switch (n.ref) {
+          case RefKind::kParam:
+          case RefKind::kConst:
+            v[i] = n.value;
+            continue;
+          case RefKind::kAlpha:
+          case RefKind::kBeta:
+            if (static_cast<size_t>(n.slot) >= env.attrs.size()) return false;
+            v[i] = env.attrs[static_cast<size_t>(n.slot)];
+            continue;
+          case RefKind::kReg:
+            if (static_cast<size_t>(n.slot) >= env.regs.size()) return false;
+            v[i] = env.regs[static_cast<size_t>(n.slot)];
+            continue;
+          case RefKind::kLoop:
+            if (static_cast<size_t>(n.slot) >= env.loops.size()) return false;
+            v[i] = env.loops[static_cast<size_t>(n.slot)];
+            continue;
+          default:
+            return false;
+        }
+      case ExprOp::kNot:
+        if (!child(n.a, &a)) return false;
+        v[i] = a == 0 ? 1 : 0;
+        continue;
+      case ExprOp::kNeg:
+        if (!child(n.a, &a) || a == std::numeric_limits<int64_t>::min()) return false;
+        v[i] = -a;
+        continue;
+      case ExprOp::kCond:
+        if (!child(n.a, &a) || !child(n.b, &b) || !child(n.c, &c)) return false;
+        v[i] = a != 0 ? b : c;
+        continue;
+      default:
+        break;
+    }
+    if (!child(n.a, &a) || !child(n.b, &b)) return false;
+    int64_t r = 0;
+    switch (n.op) {
+      case ExprOp::kAdd:
+        if (__builtin_add_overflow(a, b, &r)) return false;
+        break;
+      case ExprOp::kSub:
+        if (__builtin_sub_overflow(a, b, &r)) return false;
+        break;
+      case ExprOp::kMul:
+        if (__builtin_mul_overflow(a, b, &r)) return false;
+        break;
+      case ExprOp::kEq:
+        r = a == b;
+        break;
+      case ExprOp::kNe:
+        r = a != b;
+        break;
+      case ExprOp::kLt:
+        r = a < b;
+        break;
+      case ExprOp::kLe:
+        r = a <= b;
+        break;
+      case ExprOp::kGt:
+        r = a > b;
+        break;
+      case ExprOp::kGe:
+        r = a >= b;
+        break;
+      case ExprOp::kAnd:
+        r = a != 0 && b != 0;
+        break;
+      case ExprOp::kOr:
+        r = a != 0 || b != 0;
+        break;
+      case ExprOp::kMin:
+        r = a < b ? a : b;
+        break;
+      case ExprOp::kMax:
+        r = a < b ? b : a;
+        break;
+      default: {
+        // Division and modulo: applyBinary has the rules; only its failures need evalExpr.
+        std::string why;
+        if (!applyBinary(n.op, a, b, &r, &why)) return false;
+        break;
+      }
+    }
+    v[i] = r;
+  }
+  *out = v[count - 1];
+  return true;
+}
+
 class Walker {
  public:
   Walker(const Isa& isa, const Instruction& inst, std::span<const int64_t> attrs,
@@ -48,6 +183,8 @@ class Walker {
   EvalEnv env() const { return EvalEnv{attrs_, regs_, out_.loops}; }
 
   int64_t eval(const Expr& e) {
+    int64_t v = 0;
+    if (fastEval(e, env(), &v)) return v;
     try {
       return evalExpr(e, env());
     } catch (const ExprError& err) {
@@ -154,6 +291,256 @@ void walk(const Isa& isa, int32_t instruction, std::span<const int64_t> attrs,
     fail("walk: " + inst.name.text + " takes " + std::to_string(inst.attrs.size()) +
          " attributes and " + std::to_string(isa.registers.size()) + " registers");
   Walker(isa, inst, attrs, regs, options, out).run();
+}
+
+// ---- CompiledWalk ------------------------------------------------------------------------------
+
+CompiledWalk::CompiledWalk(const Isa& isa, int32_t instruction)
+    : isa_(isa), inst_(isa.instructions[static_cast<size_t>(instruction)]) {
+  compile(inst_.body);
+}
+
+int32_t CompiledWalk::compile(const std::vector<Stmt>& body) {
+  auto index = static_cast<int32_t>(blocks_.size());
+  blocks_.emplace_back();
+  std::vector<Node> nodes;
+  for (const Stmt& s : body) {
+    Node n{&s};
+    switch (s.kind) {
+      case StmtKind::kSet:
+        has_sets_ = true;
+        break;
+      case StmtKind::kReads:
+      case StmtKind::kRead:
+      case StmtKind::kWrite:
+        break;
+      case StmtKind::kIf:
+        n.body = compile(s.body);
+        n.else_body = compile(s.else_body);
+        break;
+      case StmtKind::kRepeat:
+        n.body = compile(s.body);
+        break;
+      default:
+        continue;  // require/cost at entry, declared writes at the end, ops are data
+    }
+    nodes.push_back(n);
+  }
+  // (blocks_ may have grown: index, not a reference taken before the recursion.)
+  blocks_[static_cast<size_t>(index)].nodes = std::move(nodes);
+  blocks_[static_cast<size_t>(index)].statements = static_cast<int64_t>(body.size());
+  return index;
+}
+
+bool CompiledWalk::run(std::span<const int64_t> attrs, std::span<int64_t> regs, WalkResult& out,
+                       uint64_t proven) const {
+  if (attrs.size() != inst_.attrs.size() || regs.size() != isa_.registers.size()) return false;
+  EvalEnv env{attrs, regs, {}};
+  for (size_t k = 0; k < inst_.requires_.size(); ++k) {
+    if (k < 64 && (proven >> k & 1) != 0) continue;
+    int64_t v = 0;
+    if (!fastEval(inst_.requires_[k]->expr, env, &v) || v == 0) return false;
+  }
+  int64_t cost = 1;
+  if (inst_.cost && !fastEval(inst_.cost->expr, env, &cost)) return false;
+  out.key.words.assign(attrs.begin(), attrs.begin() + inst_.num_alpha);
+  out.starts.clear();
+  out.accesses = 0;
+  out.loops.assign(inst_.loop_names.size(), 0);
+  out.cost = cost;
+  if (has_sets_) out.saved_regs.assign(regs.begin(), regs.end());
+  int64_t executed = 0;
+  bool ok = block(0, attrs, regs, out, executed);
+  for (size_t w = 0; ok && w < inst_.writes.size(); ++w) {
+    const Stmt& s = *inst_.writes[w];
+    env.loops = out.loops;
+    for (const Expr& e : s.starts) {
+      int64_t v = 0;
+      if (!fastEval(e, env, &v)) {
+        ok = false;
+        break;
+      }
+      out.starts.push_back(v);
+    }
+    const Buffer& b = isa_.buffers[static_cast<size_t>(s.buffer_index)];
+    out.starts.insert(out.starts.end(), b.unit.size(), 0);
+    ++out.accesses;
+  }
+  if (!ok && has_sets_) std::copy(out.saved_regs.begin(), out.saved_regs.end(), regs.begin());
+  return ok;
+}
+
+bool CompiledWalk::block(int32_t index, std::span<const int64_t> attrs, std::span<int64_t> regs,
+                         WalkResult& out, int64_t& executed) const {
+  const Block& blk = blocks_[static_cast<size_t>(index)];
+  // walk() counts each statement as it executes it and fails at the one past the limit; a block
+  // that could cross it is left to walk().
+  executed += blk.statements;
+  if (executed > kMaxStatementsExecuted) return false;
+  for (const Node& n : blk.nodes) {
+    const Stmt& s = *n.stmt;
+    EvalEnv env{attrs, regs, out.loops};
+    int64_t v = 0;
+    switch (s.kind) {
+      case StmtKind::kSet:
+        if (!fastEval(s.expr, env, &v)) return false;
+        regs[static_cast<size_t>(s.reg)] = v;
+        break;
+      case StmtKind::kIf: {
+        if (!fastEval(s.expr, env, &v)) return false;
+        out.key.words.push_back(v != 0 ? 1 : 0);
+        if (!block(v != 0 ? n.body : n.else_body, attrs, regs, out, executed)) return false;
+        break;
+      }
+      case StmtKind::kRepeat: {
+        int64_t lo = 0, hi = 0;
+        if (!fastEval(s.expr, env, &lo) || !fastEval(s.expr2, env, &hi)) return false;
+        int64_t trips = hi > lo ? hi - lo : 0;
+        out.key.words.push_back(lo);
+        out.key.words.push_back(trips);
+        for (int64_t i = 0; i < trips; ++i) {
+          out.loops[static_cast<size_t>(s.loop)] = lo + i;
+          if (!block(n.body, attrs, regs, out, executed)) return false;
+        }
+        break;
+      }
+      default: {  // an access (kReads, kRead, kWrite)
+        for (const Expr& e : s.starts) {
+          if (!fastEval(e, env, &v)) return false;
+          out.starts.push_back(v);
+        }
+        if (s.kind == StmtKind::kReads) {
+          const Buffer& b = isa_.buffers[static_cast<size_t>(s.buffer_index)];
+          out.starts.insert(out.starts.end(), b.unit.size(), 0);
+        }
+        ++out.accesses;
+        break;
+      }
+    }
+  }
+  return true;
+}
+
+// ---- static proofs of requires ----------------------------------------------------------------
+
+namespace {
+
+// An interval [lo, hi] of int64 values; ok == false: unknown (or an evaluation could fail).
+struct Range {
+  int64_t lo = 0, hi = 0;
+  bool ok = false;
+};
+
+Range exact(int64_t v) {
+  return {v, v, true};
+}
+
+Range boolRange(bool surely_true, bool surely_false) {
+  if (surely_true) return exact(1);
+  if (surely_false) return exact(0);
+  return {0, 1, true};
+}
+
+// Interval evaluation of node i; every value an evaluation with attributes in the ranges can
+// produce lies in the result, and no such evaluation fails when the result is ok (overflow is
+// checked on the bounds; division, registers and loop variables are not analysed).
+Range rangeOf(const Expr& e, int32_t i, std::span<const int64_t> lo, std::span<const int64_t> hi,
+              int depth) {
+  if (depth > 64 || i < 0) return {};
+  const ExprNode& n = e.node(i);
+  auto sub = [&](int32_t c) { return rangeOf(e, c, lo, hi, depth + 1); };
+  switch (n.op) {
+    case ExprOp::kInt:
+      return exact(n.value);
+    case ExprOp::kRef:
+      if (n.ref == RefKind::kParam || n.ref == RefKind::kConst) return exact(n.value);
+      if ((n.ref == RefKind::kAlpha || n.ref == RefKind::kBeta) &&
+          static_cast<size_t>(n.slot) < lo.size())
+        return {lo[static_cast<size_t>(n.slot)], hi[static_cast<size_t>(n.slot)], true};
+      return {};
+    default:
+      break;
+  }
+  Range a = sub(n.a);
+  if (!a.ok) return {};
+  switch (n.op) {
+    case ExprOp::kNot:
+      return boolRange(a.lo == 0 && a.hi == 0, a.lo > 0 || a.hi < 0);
+    case ExprOp::kNeg:
+      if (a.lo == std::numeric_limits<int64_t>::min()) return {};
+      return {-a.hi, -a.lo, true};
+    default:
+      break;
+  }
+  Range b = sub(n.b);
+  if (!b.ok) return {};
+  bool a_true = a.lo > 0 || a.hi < 0, a_false = a.lo == 0 && a.hi == 0;
+  bool b_true = b.lo > 0 || b.hi < 0, b_false = b.lo == 0 && b.hi == 0;
+  Range r{0, 0, true};
+  switch (n.op) {
+    case ExprOp::kAdd:
+      if (__builtin_add_overflow(a.lo, b.lo, &r.lo) || __builtin_add_overflow(a.hi, b.hi, &r.hi))
+        return {};
+      return r;
+    case ExprOp::kSub:
+      if (__builtin_sub_overflow(a.lo, b.hi, &r.lo) || __builtin_sub_overflow(a.hi, b.lo, &r.hi))
+        return {};
+      return r;
+    case ExprOp::kMul: {
+      int64_t p[4];
+      if (__builtin_mul_overflow(a.lo, b.lo, &p[0]) || __builtin_mul_overflow(a.lo, b.hi, &p[1]) ||
+          __builtin_mul_overflow(a.hi, b.lo, &p[2]) || __builtin_mul_overflow(a.hi, b.hi, &p[3]))
+        return {};
+      return {std::min(std::min(p[0], p[1]), std::min(p[2], p[3])),
+              std::max(std::max(p[0], p[1]), std::max(p[2], p[3])), true};
+    }
+    case ExprOp::kEq:
+      return boolRange(a.lo == a.hi && b.lo == b.hi && a.lo == b.lo, a.hi < b.lo || b.hi < a.lo);
+    case ExprOp::kNe:
+      return boolRange(a.hi < b.lo || b.hi < a.lo, a.lo == a.hi && b.lo == b.hi && a.lo == b.lo);
+    case ExprOp::kLt:
+      return boolRange(a.hi < b.lo, a.lo >= b.hi);
+    case ExprOp::kLe:
+      return boolRange(a.hi <= b.lo, a.lo > b.hi);
+    case ExprOp::kGt:
+      return boolRange(a.lo > b.hi, a.hi <= b.lo);
+    case ExprOp::kGe:
+      return boolRange(a.lo >= b.hi, a.hi < b.lo);
+    case ExprOp::kAnd:
+      return boolRange(a_true && b_true, a_false || b_false);
+    case ExprOp::kOr:
+      return boolRange(a_true || b_true, a_false && b_false);
+    case ExprOp::kMin:
+      return {std::min(a.lo, b.lo), std::min(a.hi, b.hi), true};
+    case ExprOp::kMax:
+      return {std::max(a.lo, b.lo), std::max(a.hi, b.hi), true};
+    case ExprOp::kCond: {
+      Range c = sub(n.c);
+      if (!c.ok) return {};
+      if (a_true) return b;
+      if (a_false) return c;
+      return {std::min(b.lo, c.lo), std::max(b.hi, c.hi), true};
+    }
+    default:
+      return {};  // division and modulo (can fail), anything new
+  }
+}
+
+}  // namespace
+
+bool provablyHolds(const Isa& isa, int32_t instruction, size_t k, std::span<const int64_t> lo,
+                   std::span<const int64_t> hi) {
+  const Instruction& inst = isa.instructions[static_cast<size_t>(instruction)];
+  if (k >= inst.requires_.size() || k >= 64 || lo.size() != inst.attrs.size() ||
+      hi.size() != lo.size())
+    return false;
+  for (size_t i = 0; i < lo.size(); ++i) {
+    if (lo[i] > hi[i]) return false;
+  }
+  const Expr& e = inst.requires_[k]->expr;
+  if (e.empty()) return false;
+  Range r = rangeOf(e, e.rootIndex(), lo, hi, 0);
+  return r.ok && (r.lo > 0 || r.hi < 0);
 }
 
 std::vector<ExpandedCall> expandMacro(const Isa& isa, int32_t macro, std::span<const int64_t> attrs,

@@ -64,13 +64,59 @@ struct WalkResult {
   std::vector<int64_t> starts;
   int64_t cost = 0;
   uint32_t accesses = 0;
-  std::vector<int64_t> loops;  // scratch: loop-variable values
+  std::vector<int64_t> loops;       // scratch: loop-variable values
+  std::vector<int64_t> saved_regs;  // scratch: CompiledWalk's register snapshot
 };
 
 // Walks instruction `instruction` with `attrs` (alpha then beta, in declaration order; the size
 // must be numAttrs()) and the register file `regs` (one value per register, updated in place).
 void walk(const Isa& isa, int32_t instruction, std::span<const int64_t> attrs,
           std::span<int64_t> regs, const WalkOptions& options, WalkResult& out);
+
+// The walk of one instruction prepared once for many executions (the oracle's per-instruction
+// path): the same WalkResult and register updates as walk(), several times cheaper. It keeps only
+// the control statements (sets, accesses, ifs, repeats; ops and constants are data) and
+// evaluates expressions without recursion or allocation. It declines — returns false with `regs`
+// as they were — whenever walk() would do more than compute a result (a violated require, an
+// evaluation failure, the statement limit) or might: the caller then runs walk(), which reports
+// exactly as always. The Isa must outlive it.
+//
+//   CompiledWalk cw(isa, inst);
+//   if (!cw.run(attrs, regs, result)) walk(isa, inst, attrs, regs, options, result);
+class CompiledWalk {
+ public:
+  CompiledWalk(const Isa& isa, int32_t instruction);
+
+  // `proven` bit k set: requires_[k] is known to hold for these attributes (provablyHolds), so it
+  // is not evaluated.
+  bool run(std::span<const int64_t> attrs, std::span<int64_t> regs, WalkResult& out,
+           uint64_t proven = 0) const;
+
+ private:
+  struct Node {
+    const Stmt* stmt = nullptr;
+    int32_t body = -1, else_body = -1;  // if/repeat: indices into blocks_
+  };
+  struct Block {
+    std::vector<Node> nodes;  // the control statements, in order
+    int64_t statements = 0;   // every statement of the block (walk()'s statement count)
+  };
+  int32_t compile(const std::vector<Stmt>& body);
+  bool block(int32_t index, std::span<const int64_t> attrs, std::span<int64_t> regs,
+             WalkResult& out, int64_t& executed) const;
+
+  const Isa& isa_;
+  const Instruction& inst_;
+  std::vector<Block> blocks_;  // [0] = the instruction body
+  bool has_sets_ = false;
+};
+
+// Static proof for the oracle: true if `requires_[k]` of `instruction` holds (and evaluates
+// without failure) for every attribute vector with attrs[i] in [lo[i], hi[i]]. Conservative:
+// requires reading registers or loop variables, or using division, are never proven. At most 64
+// requires are considered (bit k of CompiledWalk::run's `proven`).
+bool provablyHolds(const Isa& isa, int32_t instruction, size_t k, std::span<const int64_t> lo,
+                   std::span<const int64_t> hi);
 
 // The instruction calls a macro call stands for (docs/taidl.md section 5): each call's attribute
 // values computed from the macro's. The oracle executes them in order like any instructions.

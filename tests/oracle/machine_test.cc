@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 
+#include "common/paths.h"
 #include "oracle/machine.h"
 #include "oracle/tasm.h"
 #include "oracle/toy_isa.h"
+#include "taidl/walk.h"
 
 namespace tacit::oracle {
 namespace {
@@ -153,6 +156,34 @@ TEST(Machine, ViolatedConstraintNamesTheCallTheValuesAndTheConstraint) {
   EXPECT_NE(e.find("t.tasm:2:3"), std::string::npos) << e;
   EXPECT_NE(e.find("load(n=4, addr=0, row=6)"), std::string::npos) << e;
   EXPECT_NE(e.find("row + n <= 8"), std::string::npos) << e;
+}
+
+TEST(Machine, ConstraintsAreCheckedInEveryLoopIteration) {
+  // Requires proven for a call's whole attribute range are not re-evaluated; here row = i + 4
+  // reaches row + n = 9 > 8 only in the last iteration, so the proof fails and the run must stop
+  // there (i = 4), while the earlier iterations execute.
+  Program p = parse(
+      "kernel k hbm=512 {\n  loop i in [0, 5) {\n    load(n=1, addr=0, row=i + 4);\n  }\n}\n");
+  std::string e = errorOf([&] { run(toyIsa(), p, {}); });
+  EXPECT_NE(e.find("t.tasm:3:5"), std::string::npos) << e;
+  EXPECT_NE(e.find("load(n=1, addr=0, row=8)"), std::string::npos) << e;
+  EXPECT_NE(e.find("row + n <= 8"), std::string::npos) << e;
+  // The same loop one iteration shorter is proven in range and runs.
+  Program q = parse(
+      "kernel k hbm=512 {\n  loop i in [0, 4) {\n    load(n=1, addr=0, row=i + 4);\n  }\n}\n");
+  Machine m(toyIsa());
+  EXPECT_NO_THROW(m.run(q, {}));
+  EXPECT_EQ(m.stats().instructions, 4);
+}
+
+TEST(Machine, RegisterUpdatesSurviveTheFullWalkFallback) {
+  // push sets $ptr after its register-addressed write; the fifth push is out of range and must
+  // report with the registers of its entry (the compiled walk leaves them untouched).
+  Program p = parse("kernel k hbm=64 {\n  loop i in [0, 8) { push(0); }\n}\n");
+  Machine m(toyIsa());
+  EXPECT_NO_THROW(m.run(p, {}));
+  EXPECT_EQ(m.registers()[0], 8);
+  EXPECT_EQ(m.registers()[1], 8);
 }
 
 TEST(Machine, WarnConstraintsReportsAndContinues) {
@@ -345,6 +376,105 @@ TEST(Machine, DirectCallsAndMemoryAccess) {
   auto sp = m.memory(1);
   EXPECT_EQ(std::memcmp(sp.data() + 3 * 16, v, 16), 0);
   EXPECT_EQ(m.stats().instructions, 1);
+}
+
+}  // namespace
+}  // namespace tacit::oracle
+
+// ---- the compiled walk
+// ---------------------------------------------------------------------------
+
+namespace tacit::oracle {
+namespace {
+
+// taidl::CompiledWalk (the oracle's per-instruction path) must give walk()'s result exactly, or
+// decline with the registers untouched whenever walk() throws or warns. Random attribute values
+// (mostly small, some far out of range) and register values on every instruction of every
+// shipped spec and the toy ISA.
+TEST(CompiledWalk, AgreesWithTheWalkOnEveryShippedInstruction) {
+  std::vector<taidl::Isa> isas;
+  for (const char* name : {"amx", "gemmini", "qkv", "qkv_new", "tpuv1"})
+    isas.push_back(taidl::loadIsaFile(tacit::testing::sourceDir() + "/isa/" + name + ".taidl", {}));
+  uint64_t seed = 12345;
+  auto next = [&] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return seed >> 33;
+  };
+  auto value = [&]() -> int64_t {
+    switch (next() % 8) {
+      case 0:
+        return -static_cast<int64_t>(next() % 4);
+      case 1:
+        return static_cast<int64_t>(next() % 100000);
+      case 2:
+        return std::numeric_limits<int64_t>::max() - static_cast<int64_t>(next() % 2);
+      default:
+        return static_cast<int64_t>(next() % 40);
+    }
+  };
+  int64_t accepted = 0, declined = 0;
+  auto check = [&](const taidl::Isa& isa) {
+    for (size_t i = 0; i < isa.instructions.size(); ++i) {
+      auto inst = static_cast<int32_t>(i);
+      taidl::CompiledWalk cw(isa, inst);
+      for (int trial = 0; trial < 300; ++trial) {
+        std::vector<int64_t> attrs(isa.instructions[i].attrs.size());
+        for (int64_t& a : attrs)
+          a = value();
+        std::vector<int64_t> regs(isa.registers.size());
+        for (int64_t& r : regs)
+          r = value() % 9;
+        std::vector<int64_t> fast_regs = regs, slow_regs = regs;
+        taidl::WalkResult fast, slow;
+        bool ok = cw.run(attrs, fast_regs, fast);
+        taidl::WalkOptions options;
+        DiagnosticSink warnings;
+        options.constraints = taidl::ConstraintMode::kWarn;
+        options.warnings = &warnings;
+        bool threw = false;
+        try {
+          taidl::walk(isa, inst, attrs, slow_regs, options, slow);
+        } catch (const DiagnosticError&) {
+          threw = true;
+        }
+        if (!ok) {
+          ++declined;
+          EXPECT_EQ(fast_regs, regs) << isa.instructions[i].name.text;
+          continue;
+        }
+        ++accepted;
+        ASSERT_FALSE(threw) << isa.instructions[i].name.text;
+        ASSERT_TRUE(warnings.all().empty()) << isa.instructions[i].name.text;
+        EXPECT_EQ(fast.key.words, slow.key.words) << isa.instructions[i].name.text;
+        EXPECT_EQ(fast.starts, slow.starts) << isa.instructions[i].name.text;
+        EXPECT_EQ(fast.cost, slow.cost) << isa.instructions[i].name.text;
+        EXPECT_EQ(fast.accesses, slow.accesses) << isa.instructions[i].name.text;
+        EXPECT_EQ(fast_regs, slow_regs) << isa.instructions[i].name.text;
+      }
+    }
+  };
+  for (const taidl::Isa& isa : isas)
+    check(isa);
+  check(toyIsa());
+  EXPECT_GT(accepted, 1000);
+  EXPECT_GT(declined, 100);
+}
+
+// provablyHolds only claims what holds at both ends of every attribute range (and between).
+TEST(CompiledWalk, ProofsOfRequiresAreSound) {
+  const taidl::Isa& isa = toyIsa();
+  int32_t load = isa.findInstruction("load");
+  std::vector<int64_t> lo = {1, 0, 0}, hi = {4, 100, 4};    // n, addr, row
+  EXPECT_TRUE(taidl::provablyHolds(isa, load, 0, lo, hi));  // n in [1, 8]
+  EXPECT_TRUE(taidl::provablyHolds(isa, load, 1, lo, hi));  // addr >= 0
+  EXPECT_TRUE(taidl::provablyHolds(isa, load, 2, lo, hi));  // row + n <= 8
+  hi[2] = 5;                                                // row 5 + n 4 > 8
+  EXPECT_FALSE(taidl::provablyHolds(isa, load, 2, lo, hi));
+  lo[1] = -1;
+  EXPECT_FALSE(taidl::provablyHolds(isa, load, 1, lo, hi));
+  // An empty range (lo > hi) proves nothing.
+  EXPECT_FALSE(taidl::provablyHolds(isa, load, 0, std::vector<int64_t>{2, 0, 0},
+                                    std::vector<int64_t>{1, 0, 0}));
 }
 
 }  // namespace
