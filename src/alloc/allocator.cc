@@ -44,6 +44,11 @@ AllocResult allocate(const taidl::Isa& isa, const isel::UnitSet& units, const is
   bool limited = false;
   std::string last_reason;
   while (result.orders_tried < options.max_orders) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= options.deadline) {
+      limited = true;
+      break;
+    }
     std::optional<Order> order = orders.next();
     if (!order) break;
     std::vector<Interval> live = liveIntervals(graph, storage, *order);
@@ -57,7 +62,14 @@ AllocResult allocate(const taidl::Isa& isa, const isel::UnitSet& units, const is
     }
     ++result.orders_tried;
     tried.push_back(phi);
-    CspInput in{&isa, &graph, &kernel, &storage, &calls, phi, options.solver_time_limit};
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(options.deadline - now);
+    CspInput in{&isa,
+                &graph,
+                &kernel,
+                &storage,
+                &calls,
+                phi,
+                std::max(std::chrono::milliseconds(1), std::min(options.solver_time_limit, left))};
     SolveResult solved = solve(in);
     result.solver_seconds += solved.seconds;
     if (solved.status == SolveStatus::kSolved) {

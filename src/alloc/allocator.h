@@ -16,6 +16,9 @@ namespace tacit::alloc {
 struct AllocOptions {
   std::chrono::milliseconds solver_time_limit{2000};  // per order
   size_t max_orders = 64;                             // topological orders tried
+  // The caller's overall deadline (the compile's --time-limit): no order starts after it and no
+  // solve runs past it.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 enum class AllocStatus { kAllocated, kInfeasible, kLimit };

@@ -92,8 +92,10 @@ CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
     if (!graph) break;
     ++stats.candidates;
     t = Clock::now();
+    alloc::AllocOptions alloc_options = options.alloc;
+    alloc_options.deadline = std::min(alloc_options.deadline, start + options.time_limit);
     alloc::AllocResult allocation =
-        alloc::allocate(isa, selector.units(), *graph, selector.kernel(), options.alloc);
+        alloc::allocate(isa, selector.units(), *graph, selector.kernel(), alloc_options);
     stats.alloc_seconds += since(t);
     stats.solver_seconds += allocation.solver_seconds;
     stats.orders_tried += allocation.orders_tried;

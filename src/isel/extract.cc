@@ -239,7 +239,10 @@ std::optional<PiiGraph> CandidateExtractor::greedyAvoiding(
         egraph::ENode e = g_.node(n);
         for (uint32_t ctx = 0; ctx < contexts; ++ctx) {
           if (!allowed(n, ctx) || forbidden.count({n.value, ctx})) continue;
-          double total = e.op() == ir_.piiOp() ? 1.0 : 0.0;
+          // An instruction costs 1; a view (slice, concatenation, movement the view pass proved
+          // free) a little, so that among graphs of equal size the one with fewer views wins
+          // (each view is a value the allocator must place).
+          double total = e.op() == ir_.piiOp() ? 1.0 : e.arity() == 0 ? 0.0 : 1.0 / 1024;
           for (size_t i = 0; i < e.arity() && total < kInf; ++i)
             total += cost[at(e.child(i), childBuffer(n, ctx, i))];
           size_t slot = at(c, ctx);
