@@ -23,6 +23,7 @@ CandidateExtractor::CandidateExtractor(const egraph::EGraph& g, const IrLanguage
       units_(units),
       kernel_(kernel),
       results_context_(static_cast<uint32_t>(isa.buffers.size())),
+      written_context_(results_context_ + 1),
       root_(root) {
   egraph::EnumOptions opts;
   opts.max_size = options.max_size;
@@ -53,6 +54,13 @@ bool CandidateExtractor::allowed(NodeId n, uint32_t ctx) const {
   egraph::ENode e = g_.node(n);
   if (ctx == results_context_) return e.op() == ir_.resultsOp();
   if (e.op() == ir_.resultsOp()) return false;
+  if (ctx == written_context_) {
+    // A kernel result must be written into its own HBM region by instructions: a store, or a
+    // concatenation of stored parts. An input, a constant or a slice of another value lives
+    // elsewhere, and naming it would leave the result region unwritten.
+    if (e.op() == ir_.piiOp()) return ir_.piiDesc(e.attr()).buffer == 0;
+    return ir_.opcodeOf(e.op()) == HloOpcode::kConcatenate && allowed(n, 0);
+  }
   if (e.op() == ir_.piiOp()) return ir_.piiDesc(e.attr()).buffer == static_cast<int>(ctx);
   if (e.op() == ir_.inputOp() || e.op() == ir_.undefOp()) return ctx == 0;
   auto opcode = ir_.opcodeOf(e.op());
@@ -85,7 +93,7 @@ bool CandidateExtractor::allowed(NodeId n, uint32_t ctx) const {
 
 uint32_t CandidateExtractor::childBuffer(NodeId n, uint32_t ctx, size_t child) const {
   egraph::ENode e = g_.node(n);
-  if (e.op() == ir_.resultsOp()) return 0;
+  if (e.op() == ir_.resultsOp()) return written_context_;
   if (e.op() == ir_.piiOp()) {
     const PiiDesc& p = ir_.piiDesc(e.attr());
     const Unit& u = units_.units[static_cast<size_t>(p.unit)];
@@ -159,7 +167,7 @@ PiiGraph CandidateExtractor::toGraph(const egraph::Term& t,
           node.literal = d.literal;
         } else if (d.opcode == HloOpcode::kSlice) {
           node.kind = PiiKind::kSliceView;
-          const taidl::Buffer& b = isa_.buffers[tn.context];
+          const taidl::Buffer& b = isa_.buffers[bufferOf(tn.context)];
           for (size_t k = 0; k < b.access.size(); ++k) {
             node.view_start.push_back((*d.attrs.slice)[k].start);
             node.view_limit.push_back((*d.attrs.slice)[k].limit);
@@ -177,8 +185,8 @@ PiiGraph CandidateExtractor::toGraph(const egraph::Term& t,
     int32_t& slot = node.outputs[static_cast<size_t>(output)];
     if (slot < 0) {
       slot = static_cast<int32_t>(graph.values.size());
-      graph.values.push_back(
-          {node_index, output, static_cast<int32_t>(tn.context), shapes_.data(tn.eclass)});
+      graph.values.push_back({node_index, output, static_cast<int32_t>(bufferOf(tn.context)),
+                              shapes_.data(tn.eclass)});
     }
     value_of[i] = slot;
   }
@@ -221,7 +229,7 @@ std::optional<PiiGraph> CandidateExtractor::greedy() const {
 std::optional<PiiGraph> CandidateExtractor::greedyAvoiding(
     const std::set<std::pair<uint32_t, uint32_t>>& forbidden,
     std::vector<std::pair<NodeId, uint32_t>>* origins) const {
-  const size_t contexts = isa_.buffers.size() + 1;
+  const size_t contexts = written_context_ + 1;
   size_t classes = 0;
   for (ClassId c : g_.classes())
     classes = std::max<size_t>(classes, c.value + 1);

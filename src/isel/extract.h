@@ -63,7 +63,11 @@ class CandidateExtractor {
   const taidl::Isa& isa_;
   const UnitSet& units_;
   const ImportedKernel& kernel_;
+  // Contexts: one per buffer (the buffer a value must be in), then the results node's, then
+  // "written into a result's HBM region" (see allowed()).
   uint32_t results_context_;
+  uint32_t written_context_;
+  uint32_t bufferOf(uint32_t ctx) const { return ctx == written_context_ ? 0 : ctx; }
   std::unique_ptr<egraph::Enumerator> enumerator_;
   ClassId root_;
   bool greedy_done_ = false;
