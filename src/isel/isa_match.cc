@@ -245,6 +245,9 @@ struct IsaMatcher::State {
   std::vector<std::pair<int32_t, int32_t>>
       identity_dots;                  // (dot node, operand that is the identity)
   std::vector<int32_t> undef_leaves;  // leaves whose value does not matter (overwritten regions)
+  // Input leaves phase 1 supplies as a splat of an operator's identity element (an accumulator
+  // input of `acc + dot(...)` matched against a plain dot: the accumulator starts at zero).
+  std::vector<std::pair<int32_t, int64_t>> identity_leaves;
 
   // The empty state for matching pattern p of unit u.
   static State start(const UnitPattern& p, const Unit& u) {
@@ -428,6 +431,21 @@ void IsaMatcher::matchIdentityOperand(const UnitPattern& p, int32_t node, ClassI
       if (!unifyType(op.type, b_.shape(c), next.alpha)) continue;
       next.cls[n] = c;
       next.skipped[n] = kIdentityElement;
+      matchNode(p, pn.children[static_cast<size_t>(1 - k)], c, next, cont);
+    }
+  }
+  // `x op in` where the input leaf `in` is not in the kernel: phase 1 supplies the identity
+  // element (integers only: for floats `x + 0` is not x when x is -0).
+  if (auto e = identityElement(op.opcode); e && hlo::isInteger(op.type.dtype)) {
+    for (int32_t k : {1, 0}) {
+      if (k == 0 && op.opcode == HloOpcode::kSubtract) continue;
+      int32_t leaf = pn.children[static_cast<size_t>(k)];
+      if (!isLeaf(p, leaf) || s.cls[static_cast<size_t>(leaf)].valid()) continue;
+      State next = s;
+      if (!unifyType(op.type, b_.shape(c), next.alpha)) continue;
+      next.cls[n] = c;
+      next.skipped[n] = kIdentityElement;
+      next.identity_leaves.emplace_back(leaf, static_cast<int64_t>(*e));
       matchNode(p, pn.children[static_cast<size_t>(1 - k)], c, next, cont);
     }
   }
@@ -712,6 +730,13 @@ ClassId IsaMatcher::construct(const UnitPattern& p, const State& matched) {
     for (int64_t i = 0; i < n; ++i)
       eye.setInt64(i * n + i, 1);
     s.cls[static_cast<size_t>(leaf)] = b_.constant(std::move(eye));
+  }
+  for (auto [leaf, value] : s.identity_leaves) {
+    hlo::Literal splat(taidl::evalType(
+        p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(leaf)].op)].type, env));
+    for (int64_t i = 0; value != 0 && i < splat.elementCount(); ++i)
+      splat.setInt64(i, value);
+    s.cls[static_cast<size_t>(leaf)] = b_.constant(std::move(splat));
   }
   std::vector<ClassId> inputs;
   for (size_t i = 0; i < p.inputs.size(); ++i) {

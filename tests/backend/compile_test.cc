@@ -103,5 +103,20 @@ INSTANTIATE_TEST_SUITE_P(LibraryAndCompositions, GemminiKernel,
                                            "mac_add", "mm3", "mm3_add_a", "mm3_add_d", "mm4_a",
                                            "mm4_d"));
 
+class AmxKernel : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(AmxKernel, CompilesAndVerifies) {
+  Case c = compileCase("isa/amx.taidl", std::string("examples/amx/") + GetParam() + ".hlo");
+  VerifyReport r = verify(c.isa, *c.kernel, c.result.program, {.sets = 3, .seed = 5});
+  EXPECT_TRUE(r.ok) << r.mismatch << "\n" << oracle::printProgram(c.isa, c.result.program);
+  bool dot_product = false;
+  for (const oracle::Stmt& s : c.result.program.body)
+    dot_product |= c.isa.instructions[static_cast<size_t>(s.unit)].name.text == "tdpbusd";
+  EXPECT_TRUE(dot_product) << oracle::printProgram(c.isa, c.result.program);
+}
+
+INSTANTIATE_TEST_SUITE_P(TileProducts, AmxKernel,
+                         ::testing::Values("tile_u8s8_16x16x64", "tile_rows_u8s8_32x16x64"));
+
 }  // namespace
 }  // namespace tacit::backend
