@@ -24,6 +24,61 @@ std::string describe(const taidl::Isa& isa, const isel::PiiGraph& g, const Inter
   return out.empty() ? "no interference" : out;
 }
 
+// A necessary condition no solver call is needed for: at every program point, the values live in
+// a scratchpad must fit in it (the sum of their areas is at most the buffer's). Returns why not,
+// or "". Its interference graph contains the clique of that point, so every superset fails too.
+std::string pressureExceeded(const taidl::Isa& isa, const isel::PiiGraph& graph,
+                             const isel::Storage& storage, const std::vector<Interval>& live) {
+  int64_t points = 0;
+  for (const Interval& i : live)
+    points = std::max(points, i.end + 1);
+  for (size_t b = 0; b < isa.buffers.size(); ++b) {
+    const taidl::Buffer& buffer = isa.buffers[b];
+    if (buffer.is_hbm) continue;
+    int64_t capacity = 1;
+    for (int64_t a : buffer.access)
+      capacity *= a;
+    std::vector<int64_t> load(static_cast<size_t>(points), 0);
+    for (int32_t r : storage.roots) {
+      const isel::PiiValue& v = graph.values[static_cast<size_t>(r)];
+      if (v.buffer != static_cast<int32_t>(b) || live[static_cast<size_t>(r)].empty()) continue;
+      int64_t area = 1;
+      for (int64_t e : storage.extents[static_cast<size_t>(r)])
+        area *= e;
+      for (int64_t t = live[static_cast<size_t>(r)].begin; t <= live[static_cast<size_t>(r)].end;
+           ++t)
+        load[static_cast<size_t>(t)] += area;
+    }
+    for (int64_t t = 0; t < points; ++t) {
+      if (load[static_cast<size_t>(t)] > capacity) {
+        return buffer.name.text + " holds " + std::to_string(capacity) + " units but " +
+               std::to_string(load[static_cast<size_t>(t)]) + " are live at instruction " +
+               std::to_string(t);
+      }
+    }
+  }
+  return {};
+}
+
+// A value two calls overwrite in place (both read it from the slice they write) cannot be
+// allocated in any order: the first destroys it. Returns why, or "".
+std::string destroyedTwice(const isel::UnitSet& units, const isel::PiiGraph& graph) {
+  std::vector<int32_t> in_place(graph.values.size(), 0);
+  for (const isel::PiiNode& n : graph.nodes) {
+    if (n.kind != isel::PiiKind::kCall) continue;
+    const isel::Unit& u = units.units[static_cast<size_t>(n.unit)];
+    const taidl::SymCase& c = u.semantics->cases[static_cast<size_t>(n.case_index)];
+    for (size_t k = 0; k < n.operands.size() && k < c.inputs.size(); ++k) {
+      if (!isel::readsInPlace(c, k)) continue;
+      if (++in_place[static_cast<size_t>(n.operands[k])] == 2) {
+        return "value %" + std::to_string(n.operands[k]) + " is overwritten in place by two " +
+               u.name + " calls";
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 AllocResult allocate(const taidl::Isa& isa, const isel::UnitSet& units, const isel::PiiGraph& graph,
@@ -32,6 +87,10 @@ AllocResult allocate(const taidl::Isa& isa, const isel::UnitSet& units, const is
   isel::Storage storage = isel::buildStorage(isa, graph);
   if (!storage.conflict.empty()) {
     result.reason = storage.conflict;
+    return result;
+  }
+  if (std::string why = destroyedTwice(units, graph); !why.empty()) {
+    result.reason = why;
     return result;
   }
   std::vector<CallInfo> calls(graph.nodes.size());
@@ -62,6 +121,11 @@ AllocResult allocate(const taidl::Isa& isa, const isel::UnitSet& units, const is
     }
     ++result.orders_tried;
     tried.push_back(phi);
+    if (std::string why = pressureExceeded(isa, graph, storage, live); !why.empty()) {
+      failed.push_back(phi);
+      last_reason = why;
+      continue;
+    }
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(options.deadline - now);
     CspInput in{&isa,
                 &graph,

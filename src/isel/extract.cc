@@ -1,5 +1,6 @@
 #include "isel/extract.h"
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <map>
@@ -103,6 +104,75 @@ uint32_t CandidateExtractor::childBuffer(NodeId n, uint32_t ctx, size_t child) c
   return ctx;  // views stay in their buffer
 }
 
+// An in-place operand is destroyed by its consumer, so a value several calls consume in place (a
+// zero accumulator for several tiles: GVN made it one tilezero) can never be allocated. When its
+// producer is a call without operands, each in-place consumer gets its own copy of that call
+// (rematerialisation: it costs one instruction and no data). Producers with operands are left
+// alone: the allocator reports such graphs as infeasible.
+void CandidateExtractor::rematerializeInPlaceOperands(
+    PiiGraph& graph, const PiiDesc& call, std::vector<int32_t>& operands,
+    std::vector<std::pair<NodeId, uint32_t>>* origins) const {
+  const Unit& u = units_.units[static_cast<size_t>(call.unit)];
+  const taidl::SymCase& c = u.semantics->cases[static_cast<size_t>(call.case_index)];
+  for (size_t k = 0; k < operands.size() && k < c.inputs.size(); ++k) {
+    if (operands[k] < 0 || !readsInPlace(c, k)) continue;
+    const PiiValue v = graph.values[static_cast<size_t>(operands[k])];
+    const PiiNode& producer = graph.nodes[static_cast<size_t>(v.producer)];
+    if (producer.kind != PiiKind::kCall || !producer.operands.empty()) continue;
+    PiiNode copy = producer;
+    std::fill(copy.outputs.begin(), copy.outputs.end(), -1);
+    int32_t index = static_cast<int32_t>(graph.nodes.size());
+    copy.outputs[static_cast<size_t>(v.output)] = static_cast<int32_t>(graph.values.size());
+    graph.values.push_back({index, v.output, v.buffer, v.shape});
+    operands[k] = copy.outputs[static_cast<size_t>(v.output)];
+    graph.nodes.push_back(std::move(copy));
+    if (origins) origins->push_back((*origins)[static_cast<size_t>(v.producer)]);
+  }
+}
+
+// Removes calls without operands whose values nobody uses (the originals rematerialisation
+// replaced), renumbering nodes and values.
+void CandidateExtractor::dropDeadSources(PiiGraph& graph,
+                                         std::vector<std::pair<NodeId, uint32_t>>* origins) const {
+  std::vector<int32_t> uses(graph.values.size(), 0);
+  for (const PiiNode& n : graph.nodes) {
+    for (int32_t v : n.operands)
+      ++uses[static_cast<size_t>(v)];
+  }
+  for (int32_t v : graph.results)
+    ++uses[static_cast<size_t>(v)];
+  std::vector<int32_t> node_map(graph.nodes.size(), -1), value_map(graph.values.size(), -1);
+  PiiGraph out;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const PiiNode& n = graph.nodes[i];
+    bool used = n.kind != PiiKind::kCall || !n.operands.empty();
+    for (int32_t v : n.outputs)
+      used |= v >= 0 && uses[static_cast<size_t>(v)] > 0;
+    if (!used) continue;
+    node_map[i] = static_cast<int32_t>(out.nodes.size());
+    out.nodes.push_back(n);
+    if (origins) (*origins)[static_cast<size_t>(node_map[i])] = (*origins)[i];
+  }
+  if (out.nodes.size() == graph.nodes.size()) return;
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    PiiValue value = graph.values[v];
+    if (node_map[static_cast<size_t>(value.producer)] < 0) continue;
+    value.producer = node_map[static_cast<size_t>(value.producer)];
+    value_map[v] = static_cast<int32_t>(out.values.size());
+    out.values.push_back(std::move(value));
+  }
+  for (PiiNode& n : out.nodes) {
+    for (int32_t& v : n.operands)
+      v = value_map[static_cast<size_t>(v)];
+    for (int32_t& v : n.outputs)
+      v = v < 0 ? -1 : value_map[static_cast<size_t>(v)];
+  }
+  for (int32_t v : graph.results)
+    out.results.push_back(value_map[static_cast<size_t>(v)]);
+  if (origins) origins->resize(out.nodes.size());
+  graph = std::move(out);
+}
+
 PiiGraph CandidateExtractor::toGraph(const egraph::Term& t,
                                      std::vector<std::pair<NodeId, uint32_t>>* origins) const {
   PiiGraph graph;
@@ -129,6 +199,7 @@ PiiGraph CandidateExtractor::toGraph(const egraph::Term& t,
     if (is_pii) {
       call_desc = ir_.piiDesc(tn.attr);
       output = call_desc.output;
+      rematerializeInPlaceOperands(graph, call_desc, operands, origins);
       key = Key{call_desc.unit, call_desc.case_index, call_desc.alpha, 0, 0, operands};
     } else if (tn.op == ir_.undefOp()) {
       // Every undefined region is its own value: an overwriting store works in place on it.
@@ -190,6 +261,7 @@ PiiGraph CandidateExtractor::toGraph(const egraph::Term& t,
     }
     value_of[i] = slot;
   }
+  dropDeadSources(graph, origins);
   // Calls also produce the outputs nobody read (clobbers): give them values.
   for (size_t ni = 0; ni < graph.nodes.size(); ++ni) {
     PiiNode& node = graph.nodes[ni];

@@ -54,6 +54,10 @@ class CandidateExtractor {
   // `origins` (optional) receives the e-node and buffer each graph node came from.
   PiiGraph toGraph(const egraph::Term& t,
                    std::vector<std::pair<NodeId, uint32_t>>* origins = nullptr) const;
+  void rematerializeInPlaceOperands(PiiGraph& graph, const PiiDesc& call,
+                                    std::vector<int32_t>& operands,
+                                    std::vector<std::pair<NodeId, uint32_t>>* origins) const;
+  void dropDeadSources(PiiGraph& graph, std::vector<std::pair<NodeId, uint32_t>>* origins) const;
   std::optional<PiiGraph> greedyAvoiding(const std::set<std::pair<uint32_t, uint32_t>>& forbidden,
                                          std::vector<std::pair<NodeId, uint32_t>>* origins) const;
 

@@ -476,6 +476,101 @@ ENTRY m {
   }
 };
 
+// A transpose or reshape of a concatenation is a concatenation of the parts' transposes or
+// reshapes when each part stays one block: transpose always (the concatenation dimension moves to
+// its new position); reshape when the dimensions before the concatenation dimension keep their
+// product and the next result dimension counts the (equal-sized) parts. Pure data movement, exact
+// for every type. It lets a tiled result layout (`{1,0:T(16,16)}`) of a tiled computation be
+// written tile by tile.
+class MovementOverConcat : public IrRule {
+ public:
+  std::string name() const override { return "movement-over-concat"; }
+  std::string identity() const override {
+    return "transpose(concatenate_d(x_i)) = concatenate_e(transpose(x_i)), perm[e] = d; "
+           "reshape(concatenate_d(x_i)) = concatenate_e(reshape(x_i)) when the parts stay blocks";
+  }
+  std::vector<HloOpcode> lhsOps() const override {
+    return {HloOpcode::kTranspose, HloOpcode::kReshape, HloOpcode::kConcatenate};
+  }
+  std::vector<HloOpcode> rhsOps() const override {
+    return {HloOpcode::kTranspose, HloOpcode::kReshape, HloOpcode::kConcatenate};
+  }
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds&) const override {
+    std::vector<Rewrite> out;
+    for (HloOpcode m : {HloOpcode::kTranspose, HloOpcode::kReshape}) {
+      PatternBuilder pb(b.ir().lang());
+      auto x = pb.var("x");
+      Pattern p = pb.build(pb.node(b.ir().opFor(m), AttrMatch::bind("m"), {x}));
+      Pattern keep = p;
+      out.emplace_back(name() + "-" + std::string(hlo::opcodeName(m)), std::move(p),
+                       [&b, keep, m](EGraph&, ClassId, const Subst& s) -> std::optional<ClassId> {
+                         OpDesc move = bound(b, keep, s, "m");  // a copy: nodes are added below
+                         ClassId in = s[keep.var("x")];
+                         std::optional<Cut> cut = concatOf(b, in);
+                         if (!cut) return std::nullopt;
+                         return m == HloOpcode::kTranspose ? overTranspose(b, move, *cut)
+                                                           : overReshape(b, move, *cut);
+                       });
+    }
+    return out;
+  }
+  std::vector<std::string> examples() const override {
+    return {R"(HloModule e
+ENTRY m {
+  a = s32[4,3,2] parameter(0)
+  b = s32[4,5,2] parameter(1)
+  c = s32[4,8,2] concatenate(a, b), dimensions={1}
+  ROOT t = s32[2,4,8] transpose(c), dimensions={2,0,1}
+})",
+            R"(HloModule e
+ENTRY m {
+  a = bf16[6,4] parameter(0)
+  b = bf16[6,4] parameter(1)
+  c = bf16[6,4] parameter(2)
+  k = bf16[6,12] concatenate(a, b, c), dimensions={1}
+  r = bf16[2,3,3,4] reshape(k)
+  ROOT t = bf16[2,3,3,4] transpose(r), dimensions={0,2,1,3}
+})"};
+  }
+
+ private:
+  static std::optional<ClassId> overTranspose(IrBuilder& b, const OpDesc& t, const Cut& cut) {
+    const std::vector<int64_t>& perm = *t.attrs.dimensions;
+    auto at = std::find(perm.begin(), perm.end(), cut.dim);
+    std::vector<ClassId> parts;
+    for (ClassId part : cut.parts)
+      parts.push_back(b.transpose(part, perm));
+    return b.concatenate(parts, at - perm.begin());
+  }
+
+  static std::optional<ClassId> overReshape(IrBuilder& b, const OpDesc& r, const Cut& cut) {
+    const int64_t n = static_cast<int64_t>(cut.parts.size());
+    const int64_t size = cut.bounds[1] - cut.bounds[0];
+    for (int64_t i = 1; i < n; ++i) {
+      if (cut.bounds[static_cast<size_t>(i + 1)] - cut.bounds[static_cast<size_t>(i)] != size)
+        return std::nullopt;
+    }
+    hlo::Shape whole = b.shape(cut.parts[0]);  // copies: nodes are added below
+    int64_t prefix = 1;
+    for (int64_t i = 0; i < cut.dim; ++i)
+      prefix *= whole.dim(i);
+    std::vector<int64_t> dims = r.shape.dims();
+    int64_t acc = 1;
+    for (size_t e = 0; e < dims.size(); ++e) {
+      if (acc == prefix && dims[e] == n) {
+        dims[e] = 1;
+        std::vector<ClassId> parts;
+        for (ClassId part : cut.parts)
+          parts.push_back(b.reshape(part, dims));
+        return b.concatenate(parts, static_cast<int64_t>(e));
+      }
+      acc *= dims[e];
+      if (acc > prefix) break;
+    }
+    return std::nullopt;
+  }
+};
+
 std::vector<std::unique_ptr<IrRule>> makeLibrary() {
   std::vector<std::unique_ptr<IrRule>> rules;
   rules.push_back(std::make_unique<DotSplitFree>(true));
@@ -485,6 +580,7 @@ std::vector<std::unique_ptr<IrRule>> makeLibrary() {
   rules.push_back(std::make_unique<MovementThroughConvert>());
   rules.push_back(std::make_unique<ElementwiseOverConcat>());
   rules.push_back(std::make_unique<FlattenOverConcat>());
+  rules.push_back(std::make_unique<MovementOverConcat>());
   return rules;
 }
 

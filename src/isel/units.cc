@@ -155,4 +155,16 @@ UnitSet buildUnits(const taidl::Isa& isa) {
   return set;
 }
 
+bool readsInPlace(const taidl::SymCase& c, size_t input) {
+  const taidl::SymSlice& in = c.inputs[input];
+  for (const taidl::SymSlice& out : c.outputs) {
+    if (out.buffer != in.buffer || out.starts.size() != in.starts.size()) continue;
+    bool same = true;
+    for (size_t d = 0; d < in.starts.size() && same; ++d)
+      same = taidl::exprText(in.starts[d]) == taidl::exprText(out.starts[d]);
+    if (same) return true;
+  }
+  return false;
+}
+
 }  // namespace tacit::isel

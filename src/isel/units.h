@@ -68,6 +68,9 @@ struct UnitSet {
 UnitSet buildUnits(const taidl::Isa& isa);
 
 bool isInvertibleMovement(hlo::HloOpcode op);
+// Whether input k of a case is read from the slice an output writes (an in-place operand, e.g. an
+// accumulator): the instruction destroys that operand's value.
+bool readsInPlace(const taidl::SymCase& c, size_t input);
 // Chain links that are not invertible in general: rules use them only where α makes them the
 // identity (a pad by zero elements, a full slice).
 bool isIdentityLink(hlo::HloOpcode op);

@@ -115,8 +115,9 @@ TEST_P(AmxKernel, CompilesAndVerifies) {
   EXPECT_TRUE(dot_product) << oracle::printProgram(c.isa, c.result.program);
 }
 
-INSTANTIATE_TEST_SUITE_P(TileProducts, AmxKernel,
-                         ::testing::Values("tile_u8s8_16x16x64", "tile_rows_u8s8_32x16x64"));
+INSTANTIATE_TEST_SUITE_P(TileProductsAndOneDnn, AmxKernel,
+                         ::testing::Values("tile_u8s8_16x16x64", "tile_rows_u8s8_32x16x64",
+                                           "k1_u8s8_gemm_32x32x64", "k2_u8s8_gemm_16x32x64"));
 
 }  // namespace
 }  // namespace tacit::backend
