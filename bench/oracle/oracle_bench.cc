@@ -9,7 +9,10 @@
 // Memory: the child's peak RSS growth over the run against the kernel's footprint (HBM plus every
 // buffer of the ISA).
 //
-// Usage: bench_oracle [--quick] [FILTER]   (FILTER: substring of the row name)
+// Usage: bench_oracle [--quick] [--in-process] [--no-batch] [FILTER]   (FILTER: substring of the
+// row name;
+// --in-process measures without forking, for profilers such as callgrind; peak memory is then
+// cumulative over the rows; --no-batch runs every execution at once, RunOptions::batch = false)
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -82,6 +85,8 @@ struct Result {
   int runs;
 };
 
+bool g_batch = true;
+
 Result measure(const Row& row, bool quick) {
   taidl::ParamOverrides params;
   if (row.dim) params.emplace_back("DIM", row.dim);
@@ -107,7 +112,9 @@ Result measure(const Row& row, bool quick) {
   }
   r.footprint_mb /= 1 << 20;
   long before = peakRssKb();
-  oracle::Machine m(isa);
+  oracle::RunOptions options;
+  options.batch = g_batch;
+  oracle::Machine m(isa, options);
   auto t0 = std::chrono::steady_clock::now();
   m.run(p, inputs);
   r.cold_ms = ms(std::chrono::steady_clock::now() - t0);
@@ -131,7 +138,16 @@ Result measure(const Row& row, bool quick) {
 }
 
 // Runs `row` in a child process (its own peak RSS) and returns its result through a pipe.
-bool measureInChild(const Row& row, bool quick, Result* out) {
+bool measureInChild(const Row& row, bool quick, Result* out, bool in_process) {
+  if (in_process) {
+    try {
+      *out = measure(row, quick);
+      return true;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: %s\n", row.name.c_str(), e.what());
+      return false;
+    }
+  }
   int fds[2];
   if (pipe(fds) != 0) return false;
   pid_t pid = fork();
@@ -158,11 +174,15 @@ bool measureInChild(const Row& row, bool quick, Result* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
+  bool quick = false, in_process = false;
   std::string filter;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0)
       quick = true;
+    else if (std::strcmp(argv[i], "--in-process") == 0)
+      in_process = true;
+    else if (std::strcmp(argv[i], "--no-batch") == 0)
+      g_batch = false;
     else
       filter = argv[i];
   }
@@ -173,7 +193,7 @@ int main(int argc, char** argv) {
   for (const Row& row : rows()) {
     if (!filter.empty() && row.name.find(filter) == std::string::npos) continue;
     Result r{};
-    if (!measureInChild(row, quick, &r)) {
+    if (!measureInChild(row, quick, &r, in_process)) {
       std::printf("%-30s failed\n", row.name.c_str());
       all_ok = false;
       continue;

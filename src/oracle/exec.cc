@@ -4,6 +4,9 @@
 #include <cstring>
 #include <set>
 
+#include "hlo/evaluator_plan.h"
+#include "hlo/parser.h"
+#include "hlo/printer.h"
 #include "support/diagnostic.h"
 
 namespace tacit::oracle::detail {
@@ -82,7 +85,132 @@ void copyRuns(const AccessPlan& a, uint8_t* mem, uint8_t* dense, bool to_dense) 
   }
 }
 
+// Batched execution (BatchPlan): which computations qualify, and their batched copies.
+
+// Bytes per bit of the queue's dirty maps.
+constexpr int64_t kDirtyBlock = 64;
+
+bool plainArray(const hlo::Shape& s) {
+  return s.isArray() && s.hasDefaultLayout() && !s.isDynamic();
+}
+
+// Every instruction computes element i of its result from element i of its operands (in the
+// row-major order of a leading dimension), so a leading batch dimension computes independent
+// executions side by side.
+bool elementwiseOnly(const hlo::HloModule& m) {
+  if (m.computations().size() != 1 || m.entry() == nullptr) return false;
+  using O = hlo::HloOpcode;
+  bool computes = false;  // a plain copy gains nothing from batching (it copies three times)
+  for (const auto& inst : m.entry()->instructions()) {
+    O op = inst->opcode();
+    if (op == O::kTuple) {
+      if (!inst->isRoot()) return false;
+      for (const hlo::HloInstruction* x : inst->operands()) {
+        if (!plainArray(x->shape())) return false;
+      }
+      continue;
+    }
+    if (!plainArray(inst->shape())) return false;
+    bool ok = op == O::kParameter || op == O::kConstant || op == O::kConvert ||
+              op == O::kBitcastConvert || op == O::kReshape ||
+              (hlo::detail::isElementwiseOpcode(op) && op != O::kClamp);
+    if (!ok || !inst->controlPredecessors().empty()) return false;
+    computes =
+        computes || op == O::kConstant || op == O::kConvert || hlo::detail::isElementwiseOpcode(op);
+    for (const hlo::HloInstruction* x : inst->operands()) {
+      // select with a scalar predicate broadcasts it: not elementwise in the batch dimension.
+      if (!plainArray(x->shape()) || x->shape().rank() != inst->shape().rank()) {
+        if (op != O::kReshape && op != O::kBitcastConvert) return false;
+      }
+    }
+  }
+  return computes;
+}
+
+hlo::Shape withBatch(const hlo::Shape& s, int64_t b) {
+  std::vector<int64_t> dims{b};
+  dims.insert(dims.end(), s.dims().begin(), s.dims().end());
+  return hlo::Shape(s.elementType(), std::move(dims));
+}
+
+// A copy of `m` with a leading dimension `b` on every array (constants repeated b times).
+std::unique_ptr<hlo::HloModule> batchedModule(const hlo::HloModule& m, int64_t b) {
+  std::unique_ptr<hlo::HloModule> c = hlo::parseModule(hlo::printModule(m), m.sourceFile());
+  c->setEntryLayout(std::nullopt);
+  for (const auto& inst : c->entry()->instructions()) {
+    hlo::Shape& s = inst->mutableShape();
+    if (s.isTuple()) {
+      for (hlo::Shape& t : s.tupleShapes())
+        t = withBatch(t, b);
+      continue;
+    }
+    s = withBatch(s, b);
+    if (inst->opcode() == hlo::HloOpcode::kConstant && inst->literal()) {
+      const hlo::Literal& one = *inst->literal();
+      hlo::Literal many(s);
+      for (int64_t i = 0; i < b; ++i)
+        std::memcpy(many.bytes() + static_cast<size_t>(i) * one.byteCount(), one.bytes(),
+                    one.byteCount());
+      inst->setLiteral(std::move(many));
+    }
+  }
+  return c;
+}
+
 }  // namespace
+
+bool Executor::batchPlan(const Entry& e, BatchPlan& batch, int k) {
+  const PhasePlan& p = e.phases[0];
+  int64_t b = int64_t{1} << k;
+  try {
+    std::unique_ptr<hlo::HloModule> m = batchedModule(*e.spec->phases[0].module, b);
+    auto plan = std::make_unique<hlo::EvalPlan>(hlo::EvalPlan::compile(*m->entry()));
+    // The batched plan must take and give exactly b slices per read and write.
+    const auto& ins = plan->inputShapes();
+    const auto& outs = plan->outputShapes();
+    if (ins.size() != p.reads.size() || outs.size() != p.writes.size()) return false;
+    for (size_t i = 0; i < ins.size(); ++i) {
+      if (ins[i].byteSize() != b * e.accesses[p.reads[i]].bytes) return false;
+    }
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (outs[i].byteSize() != b * e.accesses[p.writes[i]].bytes) return false;
+    }
+    batch.modules.push_back(std::move(m));
+    batch.plans[k] = std::move(plan);
+    return true;
+  } catch (const DiagnosticError&) {
+    return false;
+  }
+}
+
+void Executor::prepareBatch(Entry& e) {
+  e.batch_checked = true;
+  if (e.phases.size() != 1) return;
+  const PhasePlan& p = e.phases[0];
+  const taidl::Phase& sp = e.spec->phases[0];
+  if (!p.plan || !sp.module || sp.carried_in != 0 || sp.carried_out != 0 || !p.carried.empty() ||
+      p.writes_share_buffer || p.writes.empty())
+    return;
+  int64_t item = 0;
+  for (const AccessPlan& a : e.accesses) {
+    if (!a.contiguous() || a.bytes <= 0) return;
+    item += a.bytes;
+  }
+  if (item > BatchPlan::kMaxItemBytes || !elementwiseOnly(*sp.module)) return;
+  auto batch = std::make_unique<BatchPlan>();
+  // The largest batch is compiled now (and must fit); smaller ones when first needed.
+  if (!batchPlan(e, *batch, 5)) return;
+  for (uint32_t r : p.reads)
+    batch->in.emplace_back(static_cast<size_t>(BatchPlan::kMax * e.accesses[r].bytes));
+  for (uint32_t w : p.writes)
+    batch->out.emplace_back(static_cast<size_t>(BatchPlan::kMax * e.accesses[w].bytes));
+  for (hlo::AlignedBytes& b : batch->in)
+    std::memset(b.data(), 0, b.size());
+  batch->in_ptrs.resize(batch->in.size());
+  batch->out_ptrs.resize(batch->out.size());
+  batch->dst.resize(static_cast<size_t>(BatchPlan::kMax) * p.writes.size());
+  e.batch = std::move(batch);
+}
 
 std::unique_ptr<Entry> Executor::build(int32_t instruction, const taidl::SpecKey& key,
                                        const taidl::CallSite& site) {
@@ -170,6 +298,111 @@ void Executor::execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> 
                        const taidl::CallSite& site, bool clamp, State& state) {
   checkBounds(e, w, attrs, site, clamp, state.hbm_bytes);
   const int64_t* starts = w.starts.data();
+  if (queued_ > 0 && (queue_entry_ != &e || conflicts(e, starts, state))) flush(state);
+  if (batching_) {
+    if (!e.batch_checked) prepareBatch(e);
+    if (e.batch) {
+      enqueue(e, starts, state);
+      return;
+    }
+  }
+  runNow(e, starts, state);
+}
+
+// True if an access of `e` touches a block written by a queued execution.
+bool Executor::conflicts(const Entry& e, const int64_t* starts, State& state) const {
+  for (const AccessPlan& a : e.accesses) {
+    const std::vector<uint64_t>& map = dirty_[static_cast<size_t>(a.buffer)];
+    if (map.empty() || a.bytes <= 0) continue;
+    const int64_t* s = starts + a.start_offset;
+    int64_t lo = baseOffset(a, s), span = 1;
+    for (size_t k = 0; k < a.dims.size(); ++k)
+      span += (a.extent[k] - 1) * a.stride[k];
+    int64_t hi = lo + span * a.elem;  // past the slice's last byte
+    (void)state;
+    for (int64_t blk = lo / kDirtyBlock; blk <= (hi - 1) / kDirtyBlock; ++blk) {
+      if (map[static_cast<size_t>(blk >> 6)] >> (blk & 63) & 1) return true;
+    }
+  }
+  return false;
+}
+
+void Executor::enqueue(Entry& e, const int64_t* starts, State& state) {
+  BatchPlan& b = *e.batch;
+  const PhasePlan& p = e.phases[0];
+  queue_entry_ = &e;
+  auto i = static_cast<size_t>(queued_);
+  for (size_t r = 0; r < p.reads.size(); ++r) {
+    const AccessPlan& a = e.accesses[p.reads[r]];
+    const uint8_t* mem = state.buffers[static_cast<size_t>(a.buffer)].data() +
+                         baseOffset(a, starts + a.start_offset);
+    std::memcpy(b.in[r].data() + i * static_cast<size_t>(a.bytes), mem,
+                static_cast<size_t>(a.bytes));
+  }
+  if (dirty_.size() != state.buffers.size()) dirty_.resize(state.buffers.size());
+  for (size_t w = 0; w < p.writes.size(); ++w) {
+    const AccessPlan& a = e.accesses[p.writes[w]];
+    auto buf = static_cast<size_t>(a.buffer);
+    int64_t lo = baseOffset(a, starts + a.start_offset);
+    b.dst[i * p.writes.size() + w] = state.buffers[buf].data() + lo;
+    std::vector<uint64_t>& map = dirty_[buf];
+    if (map.empty()) {
+      size_t blocks = (state.buffers[buf].size() + kDirtyBlock - 1) / kDirtyBlock;
+      map.assign((blocks + 63) / 64 + 1, 0);
+    }
+    for (int64_t blk = lo / kDirtyBlock; blk <= (lo + a.bytes - 1) / kDirtyBlock; ++blk) {
+      auto word = static_cast<size_t>(blk >> 6);
+      if (map[word] == 0) dirty_words_.emplace_back(a.buffer, word);
+      map[word] |= uint64_t{1} << (blk & 63);
+    }
+  }
+  if (++queued_ == BatchPlan::kMax) flush(state);
+}
+
+void Executor::flush(State& state) {
+  (void)state;
+  if (queued_ == 0) return;
+  Entry& e = *queue_entry_;
+  BatchPlan& b = *e.batch;
+  PhasePlan& p = e.phases[0];
+  auto n = static_cast<size_t>(queued_);
+  queued_ = 0;
+  queue_entry_ = nullptr;
+  for (const auto& [buf, word] : dirty_words_)
+    dirty_[static_cast<size_t>(buf)][word] = 0;
+  dirty_words_.clear();
+  hlo::EvalPlan* plan = p.plan.get();
+  if (n > 1) {
+    int k = 1;
+    while ((size_t{1} << k) < n)
+      ++k;
+    if (!b.plans[k] && !batchPlan(e, b, k)) {
+      fail("oracle: internal error: no batched plan for " + std::to_string(size_t{1} << k) +
+           " executions");
+    }
+    plan = b.plans[k].get();
+  }
+  for (size_t r = 0; r < b.in.size(); ++r)
+    b.in_ptrs[r] = b.in[r].data();
+  for (size_t w = 0; w < b.out.size(); ++w)
+    b.out_ptrs[w] = b.out[w].data();
+  plan->run(b.in_ptrs, b.out_ptrs);
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t w = 0; w < p.writes.size(); ++w) {
+      auto bytes = static_cast<size_t>(e.accesses[p.writes[w]].bytes);
+      std::memcpy(b.dst[i * p.writes.size() + w], b.out[w].data() + i * bytes, bytes);
+    }
+  }
+}
+
+void Executor::discard() {
+  queued_ = 0;
+  queue_entry_ = nullptr;
+  dirty_.clear();  // the buffers may change size (HBM)
+  dirty_words_.clear();
+}
+
+void Executor::runNow(Entry& e, const int64_t* starts, State& state) {
   auto address = [&](const AccessPlan& a) {
     return state.buffers[static_cast<size_t>(a.buffer)].data() +
            baseOffset(a, starts + a.start_offset);

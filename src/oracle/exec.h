@@ -43,8 +43,27 @@ struct PhasePlan {
   bool writes_share_buffer = false;  // then every write is staged and stored in order
 };
 
+// Batched execution of an elementwise specialisation (one phase, every slice contiguous, the
+// computation elementwise: parameters, constants, elementwise ops, convert, bitcast-convert,
+// reshape). Executions of the entry are queued with their inputs copied at queue time and run
+// together by one plan whose shapes carry a leading batch dimension (built per power-of-two batch
+// size on first use). Every element is computed by the same per-element functions as in the
+// unbatched plan, so results are bit-identical.
+struct BatchPlan {
+  static constexpr int kMax = 32;                        // executions per batch
+  static constexpr int64_t kMaxItemBytes = 1024;         // bytes read + written per execution
+  std::vector<std::unique_ptr<hlo::HloModule>> modules;  // per batch size, kept for the plans
+  std::unique_ptr<hlo::EvalPlan> plans[6];               // batch 2^k, k = 1..5 ([0] unused)
+  std::vector<hlo::AlignedBytes> in, out;                // kMax items per read / write
+  std::vector<const void*> in_ptrs;
+  std::vector<void*> out_ptrs;
+  std::vector<uint8_t*> dst;  // per queued item and write: where the result goes
+};
+
 struct Entry {
   int32_t instruction = -1;
+  bool batch_checked = false;
+  std::unique_ptr<BatchPlan> batch;  // null: executed one at a time
   std::unique_ptr<taidl::Specialization> spec;
   std::vector<AccessPlan> accesses;
   std::vector<PhasePlan> phases;
@@ -83,8 +102,16 @@ class Executor {
   size_t entries() const { return cache_.size(); }
 
   // Runs the data part of one execution whose walk is `w` (starts may be clamped in place).
+  // Batchable executions may be queued (inputs captured now); the queue runs before anything
+  // that reads or writes what a queued execution writes, and at flush().
   void execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> attrs,
                const taidl::CallSite& site, bool clamp, State& state);
+  // Runs the queued executions (a no-op if none).
+  void flush(State& state);
+  // Drops the queued executions (after an error, or when the machine is reset).
+  void discard();
+  // Off: every execution runs at once (the tests compare both ways).
+  void setBatching(bool on) { batching_ = on; }
 
  private:
   std::unique_ptr<Entry> build(int32_t instruction, const taidl::SpecKey& key,
@@ -92,7 +119,20 @@ class Executor {
   void checkBounds(Entry& e, taidl::WalkResult& w, std::span<const int64_t> attrs,
                    const taidl::CallSite& site, bool clamp, int64_t hbm);
 
+  void runNow(Entry& e, const int64_t* starts, State& state);
+  void prepareBatch(Entry& e);
+  bool batchPlan(const Entry& e, BatchPlan& batch, int k);  // compiles batch size 2^k
+  bool conflicts(const Entry& e, const int64_t* starts, State& state) const;
+  void enqueue(Entry& e, const int64_t* starts, State& state);
+
   const taidl::Isa& isa_;
+  bool batching_ = true;
+  // The queue: `queued_` executions of `queue_entry_`; dirty_[b] marks the 64-byte blocks of
+  // buffer b written by them (dirty_words_ lists the words to clear).
+  Entry* queue_entry_ = nullptr;
+  int queued_ = 0;
+  std::vector<std::vector<uint64_t>> dirty_;
+  std::vector<std::pair<int32_t, size_t>> dirty_words_;
   std::unordered_map<CacheKey, std::unique_ptr<Entry>, CacheKeyHash> cache_;
 };
 

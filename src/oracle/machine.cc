@@ -78,6 +78,7 @@ class Machine::Impl {
     state_.buffers.resize(isa_.buffers.size());
     for (size_t b = 0; b < isa_.buffers.size(); ++b)
       state_.buffers[b].allocate(static_cast<size_t>(bufferBytes(b, hbm_bytes)));
+    exec_.discard();
     state_.hbm_bytes = hbm_bytes;
     state_.regs = isa_.initialRegisters();
     stats_ = Stats();
@@ -184,6 +185,7 @@ class Machine::Impl {
           loop(s, loops);
           break;
         case StmtKind::kDebug:
+          exec_.flush(state_);
           debug(s, loops);
           break;
       }
@@ -266,7 +268,15 @@ class Machine::Impl {
     std::vector<int64_t> lo, hi;
     std::vector<Site> sites = prepare(p.body, lo, hi, true);
     std::vector<int64_t> loops;
-    block(sites, loops);
+    exec_.setBatching(options_.batch);
+    try {
+      block(sites, loops);
+    } catch (...) {
+      // What executed before the error is in memory; the failing call did not execute.
+      exec_.flush(state_);
+      throw;
+    }
+    exec_.flush(state_);
   }
 };
 

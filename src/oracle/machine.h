@@ -61,6 +61,9 @@ struct RunOptions {
   std::function<void(const TraceEvent&)> trace;   // called before each executed instruction
   std::function<void(const std::string&)> debug;  // debug statements' text (default: stdout)
   int64_t max_steps = kDefaultMaxSteps;  // executed statements (calls, loop iterations, debugs)
+  // Queue independent executions of one elementwise specialisation and run them as one plan
+  // (docs/oracle.md, "Batching"); results are identical either way.
+  bool batch = true;
 };
 
 // Counters of one run (Machine::stats()); always collected, they cost a few additions per call.

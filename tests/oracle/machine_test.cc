@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "common/paths.h"
+#include "hlo/random_literal.h"
 #include "oracle/machine.h"
 #include "oracle/tasm.h"
 #include "oracle/toy_isa.h"
@@ -475,6 +476,72 @@ TEST(CompiledWalk, ProofsOfRequiresAreSound) {
   // An empty range (lo > hi) proves nothing.
   EXPECT_FALSE(taidl::provablyHolds(isa, load, 0, std::vector<int64_t>{2, 0, 0},
                                     std::vector<int64_t>{1, 0, 0}));
+}
+
+// Batched execution (RunOptions::batch) queues elementwise executions and runs them together; the
+// queue must run before anything that reads or writes what it writes, and results must be bit for
+// bit those of one-at-a-time execution.
+std::map<std::string, Literal> runBoth(const taidl::Isa& isa, const Program& p, Stats* batched) {
+  std::map<std::string, Literal> inputs;
+  uint64_t seed = 7;
+  for (const Tensor& t : p.tensors) {
+    if (t.kind == TensorKind::kInput) inputs.emplace(t.name, hlo::randomLiteral(t.shape, seed++));
+  }
+  RunOptions single, batch;
+  single.batch = false;
+  auto one = run(isa, p, inputs, single);
+  auto many = run(isa, p, inputs, batch, batched);
+  EXPECT_EQ(one.size(), many.size());
+  for (const auto& [name, lit] : one) {
+    const Literal& other = many.at(name);
+    EXPECT_EQ(lit.byteCount(), other.byteCount());
+    EXPECT_EQ(std::memcmp(lit.bytes(), other.bytes(), lit.byteCount()), 0) << p.file << " " << name;
+  }
+  return many;
+}
+
+TEST(Machine, BatchedExecutionHonoursEveryDependency) {
+  taidl::Isa isa = taidl::loadIsaFile(tacit::testing::sourceDir() + "/isa/amx.taidl", {});
+  // fmadd r+8 reads zmm r+1 (zmm8 for r = 7: written by a queued fmadd); zmm16 reads queued
+  // results; stores and loads go through the same HBM bytes; the last store overwrites one of the
+  // queued stores.
+  Program p = parseProgram(isa, R"(kernel mix hbm=2048 {
+  input a @0 : f32[8,16];
+  output out @1024 : f32[8,16];
+  output scratch @512 : f32[3,16];
+  loop r in [8, 17) {
+    mm512_xor(dst=r, src1=r, src2=r);
+  }
+  loop r in [0, 8) {
+    mm512_load(dst=r, addr=64*r);
+  }
+  loop k in [0, 3) {
+    loop r in [0, 8) {
+      mm512_fmadd(dst=r + 8, src1=r, src2=r + 1);
+    }
+    mm512_fmadd(dst=16, src1=8, src2=9);
+    mm512_store(addr=512 + 64*k, src=16);
+    mm512_load(dst=7, addr=512 + 64*k);
+    mm512_add_mem(dst=6, addr=512 + 64*k, src2=6);
+  }
+  loop r in [0, 8) {
+    mm512_store(addr=1024 + 64*r, src=r + 8);
+  }
+  mm512_store(addr=1088, src=16);
+})",
+                           "mix.tasm");
+  runBoth(isa, p, nullptr);
+}
+
+TEST(Machine, BatchedExecutionMatchesOneAtATimeOnTheShippedAmxKernels) {
+  taidl::Isa isa = taidl::loadIsaFile(tacit::testing::sourceDir() + "/isa/amx.taidl", {});
+  for (const char* name : {"sgemm_avx_16", "cnn_inference_amx_4", "rnn_inference_amx_4"}) {
+    Program p = parseProgramFile(
+        isa, tacit::testing::sourceDir() + "/examples/amx/" + std::string(name) + ".tasm");
+    Stats stats;
+    runBoth(isa, p, &stats);
+    EXPECT_GT(stats.instructions, 0) << name;
+  }
 }
 
 }  // namespace
