@@ -46,6 +46,10 @@ AccessPlan planAccess(const taidl::Isa& isa, const taidl::SliceAccess& s) {
   for (size_t d = 0; d < a.outer; ++d)
     a.runs *= a.extent[d];
   if (a.runs == 0) a.runs = 1, a.run_bytes = 0;  // an empty slice
+  int64_t span = 1;
+  for (size_t d = 0; d < a.dims.size(); ++d)
+    span += (a.extent[d] - 1) * a.stride[d];
+  a.span_bytes = a.bytes > 0 ? span * a.elem : 0;
   return a;
 }
 
@@ -298,7 +302,7 @@ void Executor::execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> 
                        const taidl::CallSite& site, bool clamp, State& state) {
   checkBounds(e, w, attrs, site, clamp, state.hbm_bytes);
   const int64_t* starts = w.starts.data();
-  if (queued_ > 0 && (queue_entry_ != &e || conflicts(e, starts, state))) flush(state);
+  if (queued_ > 0 && (queue_entry_ != &e || conflicts(e, starts))) flush(state);
   if (batching_) {
     if (!e.batch_checked) prepareBatch(e);
     if (e.batch) {
@@ -310,17 +314,13 @@ void Executor::execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> 
 }
 
 // True if an access of `e` touches a block written by a queued execution.
-bool Executor::conflicts(const Entry& e, const int64_t* starts, State& state) const {
+bool Executor::conflicts(const Entry& e, const int64_t* starts) const {
   for (const AccessPlan& a : e.accesses) {
     const std::vector<uint64_t>& map = dirty_[static_cast<size_t>(a.buffer)];
-    if (map.empty() || a.bytes <= 0) continue;
-    const int64_t* s = starts + a.start_offset;
-    int64_t lo = baseOffset(a, s), span = 1;
-    for (size_t k = 0; k < a.dims.size(); ++k)
-      span += (a.extent[k] - 1) * a.stride[k];
-    int64_t hi = lo + span * a.elem;  // past the slice's last byte
-    (void)state;
-    for (int64_t blk = lo / kDirtyBlock; blk <= (hi - 1) / kDirtyBlock; ++blk) {
+    if (map.empty() || a.span_bytes == 0) continue;
+    int64_t lo = baseOffset(a, starts + a.start_offset);
+    int64_t last = (lo + a.span_bytes - 1) / kDirtyBlock;
+    for (int64_t blk = lo / kDirtyBlock; blk <= last; ++blk) {
       if (map[static_cast<size_t>(blk >> 6)] >> (blk & 63) & 1) return true;
     }
   }

@@ -32,6 +32,7 @@ struct AccessPlan {
   int64_t runs = 1;
   int64_t run_bytes = 0;
   bool contiguous() const { return runs == 1; }
+  int64_t span_bytes = 0;  // from the first to past the last byte of the slice
 };
 
 struct PhasePlan {
@@ -122,7 +123,7 @@ class Executor {
   void runNow(Entry& e, const int64_t* starts, State& state);
   void prepareBatch(Entry& e);
   bool batchPlan(const Entry& e, BatchPlan& batch, int k);  // compiles batch size 2^k
-  bool conflicts(const Entry& e, const int64_t* starts, State& state) const;
+  bool conflicts(const Entry& e, const int64_t* starts) const;
   void enqueue(Entry& e, const int64_t* starts, State& state);
 
   const taidl::Isa& isa_;

@@ -33,7 +33,18 @@ struct Site {
   // Calls of an instruction: bit k set if its require k holds for every value the attributes
   // take in this program (interval analysis over the loop ranges), so it is not re-evaluated.
   uint64_t proven = 0;
+  // Every attribute's value range over the loop ranges fits in int64 (with every partial sum),
+  // so the attributes are evaluated without overflow checks.
+  bool attrs_fit = false;
 };
+
+// Affine::eval without the overflow checks (the caller proved they cannot fail).
+int64_t evalUnchecked(const Affine& a, const std::vector<int64_t>& loops) {
+  int64_t v = a.constant;
+  for (const Affine::Term& t : a.terms)
+    v += t.coeff * loops[t.depth];
+  return v;
+}
 
 // The values an affine expression takes with loop[d] in [lo[d], hi[d]] (false: unknown or
 // overflow).
@@ -116,6 +127,13 @@ class Machine::Impl {
       site.walk.site = taidl::CallSite{file_ ? *file_ : std::string(), s.loc};
       site.attrs.resize(s.attrs.size());
       if (s.kind == StmtKind::kCall && !s.is_macro && known) site.proven = prove(s, lo, hi);
+      if (s.kind == StmtKind::kCall && known) {
+        site.attrs_fit = true;
+        for (const Affine& a : s.attrs) {
+          int64_t mn = 0, mx = 0;
+          if (!affineRange(a, lo, hi, &mn, &mx)) site.attrs_fit = false;
+        }
+      }
       if (s.kind == StmtKind::kLoop) {
         int64_t lmin = 0, lmax = 0, hmin = 0, hmax = 0;
         bool k = known && affineRange(s.lo, lo, hi, &lmin, &lmax) &&
@@ -177,8 +195,13 @@ class Machine::Impl {
       step(s);
       switch (st.kind) {
         case StmtKind::kCall:
-          for (size_t k = 0; k < st.attrs.size(); ++k)
-            s.attrs[k] = value(s, st.attrs[k], loops);
+          if (s.attrs_fit) {
+            for (size_t k = 0; k < st.attrs.size(); ++k)
+              s.attrs[k] = evalUnchecked(st.attrs[k], loops);
+          } else {
+            for (size_t k = 0; k < st.attrs.size(); ++k)
+              s.attrs[k] = value(s, st.attrs[k], loops);
+          }
           callSite(s);
           break;
         case StmtKind::kLoop:

@@ -298,6 +298,45 @@ void walk(const Isa& isa, int32_t instruction, std::span<const int64_t> attrs,
 CompiledWalk::CompiledWalk(const Isa& isa, int32_t instruction)
     : isa_(isa), inst_(isa.instructions[static_cast<size_t>(instruction)]) {
   compile(inst_.body);
+  flatten();
+}
+
+void CompiledWalk::flatten() {
+  if (blocks_.size() != 1 || has_sets_ || blocks_[0].statements > kMaxStatementsExecuted) return;
+  std::vector<FlatStart> starts;
+  uint32_t accesses = 0;
+  auto add = [&](const Stmt& s, bool units) {
+    for (const Expr& e : s.starts) {
+      if (e.nodes().size() != 1) return false;
+      const ExprNode& n = e.nodes()[0];
+      if (n.op == ExprOp::kInt) {
+        starts.push_back({-1, n.value});
+      } else if (n.op == ExprOp::kRef && (n.ref == RefKind::kAlpha || n.ref == RefKind::kBeta) &&
+                 n.slot >= 0 && static_cast<size_t>(n.slot) < inst_.attrs.size()) {
+        starts.push_back({n.slot, 0});
+      } else if (n.op == ExprOp::kRef && (n.ref == RefKind::kParam || n.ref == RefKind::kConst)) {
+        starts.push_back({-1, n.value});
+      } else {
+        return false;
+      }
+    }
+    if (units) {
+      const Buffer& b = isa_.buffers[static_cast<size_t>(s.buffer_index)];
+      starts.insert(starts.end(), b.unit.size(), FlatStart{});
+    }
+    ++accesses;
+    return true;
+  };
+  for (const Node& n : blocks_[0].nodes) {
+    if (n.stmt->kind == StmtKind::kIf || n.stmt->kind == StmtKind::kRepeat) return;
+    if (!add(*n.stmt, n.stmt->kind == StmtKind::kReads)) return;
+  }
+  for (const Stmt* w : inst_.writes) {
+    if (!add(*w, true)) return;
+  }
+  flat_ = true;
+  flat_starts_ = std::move(starts);
+  flat_accesses_ = accesses;
 }
 
 int32_t CompiledWalk::compile(const std::vector<Stmt>& body) {
@@ -344,6 +383,17 @@ bool CompiledWalk::run(std::span<const int64_t> attrs, std::span<int64_t> regs, 
   int64_t cost = 1;
   if (inst_.cost && !fastEval(inst_.cost->expr, env, &cost)) return false;
   out.key.words.assign(attrs.begin(), attrs.begin() + inst_.num_alpha);
+  if (flat_) {
+    out.starts.resize(flat_starts_.size());
+    for (size_t i = 0; i < flat_starts_.size(); ++i) {
+      const FlatStart& f = flat_starts_[i];
+      out.starts[i] = f.slot >= 0 ? attrs[static_cast<size_t>(f.slot)] : f.value;
+    }
+    out.accesses = flat_accesses_;
+    out.loops.assign(inst_.loop_names.size(), 0);
+    out.cost = cost;
+    return true;
+  }
   out.starts.clear();
   out.accesses = 0;
   out.loops.assign(inst_.loop_names.size(), 0);

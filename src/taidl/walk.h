@@ -105,10 +105,22 @@ class CompiledWalk {
   bool block(int32_t index, std::span<const int64_t> attrs, std::span<int64_t> regs,
              WalkResult& out, int64_t& executed) const;
 
+  // Builds flat_starts_ if the body is only accesses whose starts are integers or attributes.
+  void flatten();
+
   const Isa& isa_;
   const Instruction& inst_;
   std::vector<Block> blocks_;  // [0] = the instruction body
   bool has_sets_ = false;
+  // The common shape (no set, if or repeat; every start an integer or an attribute): the walk's
+  // starts are read off directly, slot >= 0: attrs[slot], else `value`.
+  struct FlatStart {
+    int32_t slot = -1;
+    int64_t value = 0;
+  };
+  bool flat_ = false;
+  std::vector<FlatStart> flat_starts_;
+  uint32_t flat_accesses_ = 0;
 };
 
 // Static proof for the oracle: true if `requires_[k]` of `instruction` holds (and evaluates
