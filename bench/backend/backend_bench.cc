@@ -1,0 +1,367 @@
+// The compiler backend against the per-operation library sequence (ACT paper §8: fused kernels vs
+// a library of one kernel per operation).
+//
+// For each kernel: the compiled program's instruction count, spec cost and bytes moved between
+// buffers (backend::measure: HBM <-> scratchpads and scratchpad <-> accumulator), beside the same
+// quantities summed over the "library sequence": the kernel cut at every value of its interface
+// element types (the element types of its parameters and results, i.e. where a library call
+// would take its operands from HBM and store its result), each piece compiled as its own kernel.
+// A piece that does not compile on its own is fused with its producers (its input cuts removed)
+// until it does, so the library sequence is the finest one the ISA can run. Compile time is the
+// median of N runs of backend::compile (single-threaded), wall clock and thread CPU time.
+//
+// Usage: bench_backend [--runs N] [--write-chain PATH] [FILTER]
+//   FILTER: substring of the row name; --write-chain writes the generated ~100-node Gemmini kernel.
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backend/compiler.h"
+#include "backend/verify.h"
+#include "hlo/parser.h"
+#include "hlo/printer.h"
+#include "hlo/verifier.h"
+#include "support/diagnostic.h"
+#include "support/source.h"
+#include "taidl/isa.h"
+
+namespace {
+
+using namespace tacit;
+
+struct Row {
+  std::string name;
+  std::string isa;   // isa/<isa>.taidl
+  std::string text;  // HLO
+};
+
+std::string path(const std::string& rel) {
+  return std::string(TACIT_SOURCE_DIR) + "/" + rel;
+}
+
+// A chain/tree of Gemmini library operations (int8 add, matmul, mac, each saturating to int8) on
+// 16x16 tiles: a reduction tree over 16 inputs (15 operations, two matmuls for every add), then
+// a mac with two of the inputs again: 100 HLO instructions.
+std::string chainKernel() {
+  std::string body;
+  int next = 0;
+  auto op = [&](const std::string& shape, const std::string& expr) {
+    std::string n = "v" + std::to_string(next++);
+    body += "  " + n + " = " + shape + " " + expr + "\n";
+    return n;
+  };
+  const std::string t8 = "s8[16,16]", t32 = "s32[16,16]";
+  std::vector<std::string> level;
+  std::string params;
+  for (int i = 0; i < 16; ++i) {
+    params += "  p" + std::to_string(i) + " = " + t8 + " parameter(" + std::to_string(i) + ")\n";
+    level.push_back("p" + std::to_string(i));
+  }
+  body += "  lo = s32[] constant(-128)\n  hi = s32[] constant(127)\n";
+  auto sat = [&](const std::string& x) {
+    return op(t8, "convert(" + op(t32, "clamp(lo, " + x + ", hi)") + ")");
+  };
+  auto widen = [&](const std::string& x) { return op(t32, "convert(" + x + ")"); };
+  auto dot = [&](const std::string& a, const std::string& b) {
+    return op(t32, "dot(" + widen(a) + ", " + widen(b) +
+                       "), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  };
+  int k = 0;
+  while (level.size() > 1) {
+    std::vector<std::string> up;
+    for (size_t i = 0; i + 1 < level.size(); i += 2, ++k) {
+      const std::string &a = level[i], &b = level[i + 1];
+      up.push_back(k % 3 == 1 ? sat(op(t32, "add(" + widen(a) + ", " + widen(b) + ")"))
+                              : sat(dot(a, b)));
+    }
+    level = up;
+  }
+  // A final mac with two of the inputs again: sat8(x·p0 + p1).
+  std::string x = sat(op(t32, "add(" + dot(level[0], "p0") + ", " + widen("p1") + ")"));
+  std::string text =
+      "// A 100-instruction Gemmini kernel: a tree of int8 matmuls and adds over 16 16x16 tiles,\n"
+      "// then a mac (library semantics: every operation saturates to int8).\n"
+      "// Written by bench_backend --write-chain.\n"
+      "HloModule chain100\n\nENTRY main {\n" +
+      params + body;
+  // The last instruction is the root.
+  size_t last = text.rfind("\n  v");
+  text.insert(last + 3, "ROOT ");
+  return text + "}\n";
+}
+
+std::vector<Row> rows() {
+  std::vector<Row> out;
+  out.push_back({"qkv attention", "qkv", readFile(path("examples/attention/attention.hlo"))});
+  for (const char* k : {"add", "matmul", "mac", "add3", "add4", "mm_add_mm", "mac_add", "mm3",
+                        "mm3_add_a", "mm3_add_d", "mm4_a", "mm4_d"}) {
+    out.push_back({std::string("gemmini ") + k, "gemmini",
+                   readFile(path(std::string("examples/gemmini/") + k + ".hlo"))});
+  }
+  for (const char* k : {"k1_u8s8_gemm_32x32x64", "k2_u8s8_gemm_16x32x64", "k3_f32_outer_14x32",
+                        "k4_f32_outer_8x48", "k5_int8_gemm_requantize"}) {
+    out.push_back({std::string("amx ") + std::string(k).substr(0, 2), "amx",
+                   readFile(path(std::string("examples/amx/") + k + ".hlo"))});
+  }
+  out.push_back({"gemmini chain100", "gemmini", chainKernel()});
+  return out;
+}
+
+struct Costs {
+  int64_t instructions = 0, spec = 0, bytes = 0;
+};
+
+struct Compiled {
+  std::optional<Costs> costs;
+  std::string error;  // the diagnostic's first line when it did not compile
+  bool verified = false;
+};
+
+std::string firstLine(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
+
+Compiled compileText(const taidl::Isa& isa, const std::string& text, bool verify) {
+  Compiled c;
+  try {
+    auto m = hlo::parseModule(text, "kernel.hlo");
+    hlo::verifyModule(*m);
+    backend::CompileResult r = backend::compile(isa, *m);
+    c.costs = Costs{r.costs.instructions, r.costs.spec, r.costs.bytes};
+    if (verify) c.verified = backend::verify(isa, *m, r.program, {.sets = 1, .seed = 3}).ok;
+  } catch (const std::exception& e) {
+    c.error = firstLine(e.what());
+  }
+  return c;
+}
+
+// The library sequence: the kernel cut into separately compiled pieces.
+struct Library {
+  std::optional<Costs> costs;
+  int pieces = 0;
+  std::string error;
+};
+
+Library librarySequence(const taidl::Isa& isa, const hlo::HloModule& m) {
+  const hlo::HloComputation& entry = *m.entry();
+  std::set<hlo::PrimitiveType> interface;
+  for (const hlo::HloInstruction* p : entry.parameters())
+    interface.insert(p->shape().elementType());
+  const hlo::HloInstruction* root = entry.root();
+  std::vector<const hlo::HloInstruction*> outputs;
+  if (root->opcode() == hlo::HloOpcode::kTuple) {
+    for (const hlo::HloInstruction* o : root->operands())
+      outputs.push_back(o);
+  } else {
+    outputs.push_back(root);
+  }
+  for (const hlo::HloInstruction* o : outputs)
+    interface.insert(o->shape().elementType());
+
+  // Cuts: values a library call would store to HBM.
+  std::set<const hlo::HloInstruction*> cuts;
+  for (const auto& inst : entry.instructions()) {
+    auto op = inst->opcode();
+    if (op == hlo::HloOpcode::kParameter || op == hlo::HloOpcode::kConstant ||
+        op == hlo::HloOpcode::kTuple || inst->shape().isTuple()) {
+      continue;
+    }
+    if (interface.count(inst->shape().elementType())) cuts.insert(inst.get());
+  }
+  for (const hlo::HloInstruction* o : outputs) {
+    if (o->opcode() != hlo::HloOpcode::kParameter) cuts.insert(o);
+  }
+  auto isInput = [&](const hlo::HloInstruction* i) {
+    return i->opcode() == hlo::HloOpcode::kParameter || cuts.count(i);
+  };
+  std::string header;
+  for (const auto& c : m.computations()) {
+    if (c.get() != &entry) header += hlo::printComputation(*c) + "\n\n";
+  }
+  std::map<std::string, Compiled> cache;
+  for (;;) {
+    // The pieces: one per cut value that the outputs need.
+    std::vector<const hlo::HloInstruction*> needed;
+    std::set<const hlo::HloInstruction*> seen;
+    std::vector<const hlo::HloInstruction*> stack(outputs.begin(), outputs.end());
+    while (!stack.empty()) {
+      const hlo::HloInstruction* i = stack.back();
+      stack.pop_back();
+      if (!seen.insert(i).second) continue;
+      if (cuts.count(i)) needed.push_back(i);
+      for (const hlo::HloInstruction* o : i->operands())
+        stack.push_back(o);
+    }
+    Library lib;
+    bool changed = false;
+    for (const hlo::HloInstruction* piece_root : needed) {
+      // The piece: everything between piece_root and its inputs.
+      std::set<const hlo::HloInstruction*> inside, inputs;
+      std::vector<const hlo::HloInstruction*> todo{piece_root};
+      while (!todo.empty()) {
+        const hlo::HloInstruction* i = todo.back();
+        todo.pop_back();
+        if (!inside.insert(i).second) continue;
+        for (const hlo::HloInstruction* o : i->operands()) {
+          if (isInput(o)) {
+            inputs.insert(o);
+          } else {
+            todo.push_back(o);
+          }
+        }
+      }
+      std::string text = "HloModule piece\n\n" + header + "ENTRY main {\n";
+      int64_t n = 0;
+      for (const auto& inst : entry.instructions()) {
+        if (inputs.count(inst.get())) {
+          text += "  " + hlo::sigilName(inst->name()) + " = " + inst->shape().str() +
+                  " parameter(" + std::to_string(n++) + ")\n";
+        }
+      }
+      for (const auto& inst : entry.instructions()) {
+        if (!inside.count(inst.get())) continue;
+        std::string line = hlo::printInstruction(*inst);
+        if (line.rfind("ROOT ", 0) == 0) line = line.substr(5);
+        text += std::string(inst.get() == piece_root ? "  ROOT " : "  ") + line + "\n";
+      }
+      text += "}\n";
+      auto it = cache.find(text);
+      if (it == cache.end()) it = cache.emplace(text, compileText(isa, text, false)).first;
+      const Compiled& c = it->second;
+      if (!c.costs) {
+        // Fuse the piece with its producers; a piece fed only by parameters has no finer split.
+        for (const hlo::HloInstruction* in : inputs) {
+          if (in->opcode() != hlo::HloOpcode::kParameter && cuts.erase(in)) changed = true;
+        }
+        if (!changed) {
+          lib.error = "piece '" + piece_root->name() + "' does not compile: " + c.error;
+          return lib;
+        }
+        break;
+      }
+      ++lib.pieces;
+      Costs sum = lib.costs.value_or(Costs{});
+      sum.instructions += c.costs->instructions;
+      sum.spec += c.costs->spec;
+      sum.bytes += c.costs->bytes;
+      lib.costs = sum;
+    }
+    if (!changed) return lib;
+  }
+}
+
+double threadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Median wall-clock and thread-CPU milliseconds of `runs` compiles (the CPU time is what an
+// unloaded machine would show; the bench machine is shared).
+std::pair<double, double> medianCompileMs(const taidl::Isa& isa, const hlo::HloModule& m,
+                                          int runs) {
+  std::vector<double> wall, cpu;
+  for (int i = 0; i < runs; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    double cpu0 = threadCpuMs();
+    backend::CompileResult r = backend::compile(isa, m);
+    cpu.push_back(threadCpuMs() - cpu0);
+    wall.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
+  return {median(wall), median(cpu)};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = 10;
+  std::string filter;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+      runs = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--write-chain") == 0 && i + 1 < argc) {
+      std::ofstream(argv[++i]) << chainKernel();
+      return 0;
+    } else {
+      filter = argv[i];
+    }
+  }
+  std::map<std::string, taidl::Isa> isas;
+  std::printf("%-20s %5s | %6s %8s %8s | %6s %8s %8s %6s | %7s %7s | %9s %9s  %s\n", "kernel",
+              "nodes", "instr", "spec", "bytes", "lib.in", "lib.spec", "lib.byte", "pieces",
+              "spec x", "bytes", "wall", "cpu", "verify");
+  double log_gain = 0, max_gain = 0, reduction = 0, log_gain_all = 0, reduction_all = 0;
+  int n_ratio = 0, n_all = 0;
+  std::vector<std::string> notes;
+  for (const Row& row : rows()) {
+    if (!filter.empty() && row.name.find(filter) == std::string::npos) continue;
+    if (!isas.count(row.isa))
+      isas.emplace(row.isa, taidl::loadIsaFile(path("isa/" + row.isa + ".taidl")));
+    const taidl::Isa& isa = isas.at(row.isa);
+    auto m = hlo::parseModule(row.text, row.name);
+    int64_t nodes = m->entry()->instructionCount();
+    Compiled fused = compileText(isa, row.text, true);
+    if (!fused.costs) {
+      std::printf("%-20s %5lld | %s\n", row.name.c_str(), static_cast<long long>(nodes),
+                  ("does not compile: " + fused.error).c_str());
+      continue;
+    }
+    Library lib = librarySequence(isa, *m);
+    auto [wall_ms, cpu_ms] = medianCompileMs(isa, *m, runs);
+    const Costs& f = *fused.costs;
+    std::printf("%-20s %5lld | %6lld %8lld %8lld | ", row.name.c_str(),
+                static_cast<long long>(nodes), static_cast<long long>(f.instructions),
+                static_cast<long long>(f.spec), static_cast<long long>(f.bytes));
+    if (lib.costs) {
+      const Costs& l = *lib.costs;
+      double gain = static_cast<double>(l.spec) / static_cast<double>(f.spec);
+      double red = 1.0 - static_cast<double>(f.bytes) / static_cast<double>(l.bytes);
+      std::printf("%6lld %8lld %8lld %6d | %6.2fx %6.1f%% | ",
+                  static_cast<long long>(l.instructions), static_cast<long long>(l.spec),
+                  static_cast<long long>(l.bytes), lib.pieces, gain, -100 * red);
+      log_gain_all += std::log(gain), reduction_all += red, ++n_all;
+      if (lib.pieces > 1) {
+        log_gain += std::log(gain), reduction += red, ++n_ratio;
+        max_gain = std::max(max_gain, gain);
+      }
+    } else {
+      std::printf("%6s %8s %8s %6s | %7s %7s | ", "-", "-", "-", "-", "-", "-");
+      notes.push_back(row.name + ": no library sequence: " + lib.error);
+    }
+    std::printf("%6.1f ms %6.1f ms  %s\n", wall_ms, cpu_ms, fused.verified ? "ok" : "MISMATCH");
+    std::fflush(stdout);
+  }
+  if (n_ratio > 0) {
+    std::printf(
+        "\nover the %d kernels with more than one library piece: geomean spec-cost gain %.2fx "
+        "(max %.2fx), mean data-movement change %.1f%%\n",
+        n_ratio, std::exp(log_gain / n_ratio), max_gain, -100 * reduction / n_ratio);
+  }
+  if (n_all > 0) {
+    std::printf(
+        "over all %d compiled kernels: geomean spec-cost gain %.2fx, mean data-movement change "
+        "%.1f%%\n",
+        n_all, std::exp(log_gain_all / n_all), -100 * reduction_all / n_all);
+  }
+  for (const std::string& n : notes)
+    std::printf("note: %s\n", n.c_str());
+  return 0;
+}
