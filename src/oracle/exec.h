@@ -74,6 +74,7 @@ struct Entry {
     int64_t bytes = 0;
   };
   std::vector<Flow> flows;  // for Stats::moved
+  int64_t executions = 0;   // since the machine's reset (Stats' byte counters derive from it)
 };
 
 struct CacheKey {
@@ -101,6 +102,11 @@ class Executor {
   // The entry for `key` (built and compiled on the first use).
   Entry& entry(int32_t instruction, const taidl::SpecKey& key, const taidl::CallSite& site);
   size_t entries() const { return cache_.size(); }
+  template <typename F>
+  void forEachEntry(F&& f) {
+    for (auto& [key, e] : cache_)
+      f(*e);
+  }
 
   // Runs the data part of one execution whose walk is `w` (starts may be clamped in place).
   // Batchable executions may be queued (inputs captured now); the queue runs before anything

@@ -93,6 +93,7 @@ class Machine::Impl {
     state_.hbm_bytes = hbm_bytes;
     state_.regs = isa_.initialRegisters();
     stats_ = Stats();
+    exec_.forEachEntry([](Entry& e) { e.executions = 0; });
     size_t n = isa_.instructions.size(), nb = isa_.buffers.size();
     stats_.per_instruction.assign(n, 0);
     stats_.cost_per_instruction.assign(n, 0);
@@ -268,20 +269,33 @@ class Machine::Impl {
     exec_.execute(*e, walk_, attrs, s.walk.site, options_.clamp, state_);
   }
 
-  void count(const Entry& e, int32_t inst) {
+  void count(Entry& e, int32_t inst) {
     ++stats_.instructions;
     stats_.total_cost += walk_.cost;
     ++stats_.per_instruction[static_cast<size_t>(inst)];
     stats_.cost_per_instruction[static_cast<size_t>(inst)] += walk_.cost;
-    for (const Entry::Flow& f : e.flows) {
-      size_t src = f.src < 0 ? isa_.buffers.size() : static_cast<size_t>(f.src);
-      stats_.moved[src][static_cast<size_t>(f.dst)] += f.bytes;
-    }
-    for (size_t i = 0; i < e.accesses.size(); ++i) {
-      auto b = static_cast<size_t>(e.accesses[i].buffer);
-      (e.spec->accesses[i].write ? stats_.bytes_written : stats_.bytes_read)[b] +=
-          e.accesses[i].bytes;
-    }
+    ++e.executions;  // the byte counters are summed from these by stats()
+  }
+
+  // Fills the byte counters of stats_ from the executions of each entry.
+  const Stats& stats() {
+    size_t nb = isa_.buffers.size();
+    stats_.moved.assign(nb + 1, std::vector<int64_t>(nb, 0));
+    stats_.bytes_read.assign(nb, 0);
+    stats_.bytes_written.assign(nb, 0);
+    exec_.forEachEntry([&](const Entry& e) {
+      if (e.executions == 0) return;
+      for (const Entry::Flow& f : e.flows) {
+        size_t src = f.src < 0 ? nb : static_cast<size_t>(f.src);
+        stats_.moved[src][static_cast<size_t>(f.dst)] += f.bytes * e.executions;
+      }
+      for (size_t i = 0; i < e.accesses.size(); ++i) {
+        auto b = static_cast<size_t>(e.accesses[i].buffer);
+        (e.spec->accesses[i].write ? stats_.bytes_written : stats_.bytes_read)[b] +=
+            e.accesses[i].bytes * e.executions;
+      }
+    });
+    return stats_;
   }
 
   void debug(Site& s, const std::vector<int64_t>& loops);
@@ -384,7 +398,7 @@ std::span<int64_t> Machine::registers() {
   return impl_->state_.regs;
 }
 const Stats& Machine::stats() const {
-  return impl_->stats_;
+  return impl_->stats();
 }
 
 std::span<uint8_t> Machine::memory(int32_t buffer) {
