@@ -302,23 +302,27 @@ void Executor::execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> 
                        const taidl::CallSite& site, bool clamp, State& state) {
   checkBounds(e, w, attrs, site, clamp, state.hbm_bytes);
   const int64_t* starts = w.starts.data();
-  if (queued_ > 0 && (queue_entry_ != &e || conflicts(e, starts))) flush(state);
+  if (offsets_.size() < e.accesses.size()) offsets_.resize(e.accesses.size());
+  for (size_t i = 0; i < e.accesses.size(); ++i)
+    offsets_[i] = baseOffset(e.accesses[i], starts + e.accesses[i].start_offset);
+  if (queued_ > 0 && (queue_entry_ != &e || conflicts(e))) flush(state);
   if (batching_) {
     if (!e.batch_checked) prepareBatch(e);
     if (e.batch) {
-      enqueue(e, starts, state);
+      enqueue(e, state);
       return;
     }
   }
-  runNow(e, starts, state);
+  runNow(e, state);
 }
 
 // True if an access of `e` touches a block written by a queued execution.
-bool Executor::conflicts(const Entry& e, const int64_t* starts) const {
-  for (const AccessPlan& a : e.accesses) {
+bool Executor::conflicts(const Entry& e) const {
+  for (size_t i = 0; i < e.accesses.size(); ++i) {
+    const AccessPlan& a = e.accesses[i];
     const std::vector<uint64_t>& map = dirty_[static_cast<size_t>(a.buffer)];
     if (map.empty() || a.span_bytes == 0) continue;
-    int64_t lo = baseOffset(a, starts + a.start_offset);
+    int64_t lo = offsets_[i];
     int64_t last = (lo + a.span_bytes - 1) / kDirtyBlock;
     for (int64_t blk = lo / kDirtyBlock; blk <= last; ++blk) {
       if (map[static_cast<size_t>(blk >> 6)] >> (blk & 63) & 1) return true;
@@ -327,15 +331,14 @@ bool Executor::conflicts(const Entry& e, const int64_t* starts) const {
   return false;
 }
 
-void Executor::enqueue(Entry& e, const int64_t* starts, State& state) {
+void Executor::enqueue(Entry& e, State& state) {
   BatchPlan& b = *e.batch;
   const PhasePlan& p = e.phases[0];
   queue_entry_ = &e;
   auto i = static_cast<size_t>(queued_);
   for (size_t r = 0; r < p.reads.size(); ++r) {
     const AccessPlan& a = e.accesses[p.reads[r]];
-    const uint8_t* mem = state.buffers[static_cast<size_t>(a.buffer)].data() +
-                         baseOffset(a, starts + a.start_offset);
+    const uint8_t* mem = state.buffers[static_cast<size_t>(a.buffer)].data() + offsets_[p.reads[r]];
     std::memcpy(b.in[r].data() + i * static_cast<size_t>(a.bytes), mem,
                 static_cast<size_t>(a.bytes));
   }
@@ -343,7 +346,7 @@ void Executor::enqueue(Entry& e, const int64_t* starts, State& state) {
   for (size_t w = 0; w < p.writes.size(); ++w) {
     const AccessPlan& a = e.accesses[p.writes[w]];
     auto buf = static_cast<size_t>(a.buffer);
-    int64_t lo = baseOffset(a, starts + a.start_offset);
+    int64_t lo = offsets_[p.writes[w]];
     b.dst[i * p.writes.size() + w] = state.buffers[buf].data() + lo;
     std::vector<uint64_t>& map = dirty_[buf];
     if (map.empty()) {
@@ -402,16 +405,15 @@ void Executor::discard() {
   dirty_words_.clear();
 }
 
-void Executor::runNow(Entry& e, const int64_t* starts, State& state) {
-  auto address = [&](const AccessPlan& a) {
-    return state.buffers[static_cast<size_t>(a.buffer)].data() +
-           baseOffset(a, starts + a.start_offset);
+void Executor::runNow(Entry& e, State& state) {
+  auto address = [&](uint32_t access) {
+    return state.buffers[static_cast<size_t>(e.accesses[access].buffer)].data() + offsets_[access];
   };
   PhasePlan* prev = nullptr;
   for (PhasePlan& p : e.phases) {
     for (size_t i = 0; i < p.reads.size(); ++i) {
       const AccessPlan& a = e.accesses[p.reads[i]];
-      uint8_t* mem = address(a);
+      uint8_t* mem = address(p.reads[i]);
       if (a.contiguous() && aligned(mem)) {
         p.in[i] = mem;
         continue;
@@ -429,7 +431,7 @@ void Executor::runNow(Entry& e, const int64_t* starts, State& state) {
     if (!p.plan) continue;
     for (size_t i = 0; i < p.writes.size(); ++i) {
       const AccessPlan& a = e.accesses[p.writes[i]];
-      uint8_t* mem = address(a);
+      uint8_t* mem = address(p.writes[i]);
       bool direct = a.contiguous() && aligned(mem) && !p.writes_share_buffer;
       if (!direct && p.stage_out[i].size() < static_cast<size_t>(a.bytes))
         p.stage_out[i] = hlo::AlignedBytes(static_cast<size_t>(a.bytes));
@@ -441,7 +443,7 @@ void Executor::runNow(Entry& e, const int64_t* starts, State& state) {
     for (size_t i = 0; i < p.writes.size(); ++i) {
       const AccessPlan& a = e.accesses[p.writes[i]];
       if (p.out[i] == p.stage_out[i].data() && a.bytes > 0)
-        copyRuns(a, address(a), p.stage_out[i].data(), false);
+        copyRuns(a, address(p.writes[i]), p.stage_out[i].data(), false);
     }
   }
 }

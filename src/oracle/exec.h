@@ -126,16 +126,18 @@ class Executor {
   void checkBounds(Entry& e, taidl::WalkResult& w, std::span<const int64_t> attrs,
                    const taidl::CallSite& site, bool clamp, int64_t hbm);
 
-  void runNow(Entry& e, const int64_t* starts, State& state);
+  // Each uses offsets_: the byte offset of every access of the execution in its buffer.
+  void runNow(Entry& e, State& state);
   void prepareBatch(Entry& e);
   bool batchPlan(const Entry& e, BatchPlan& batch, int k);  // compiles batch size 2^k
-  bool conflicts(const Entry& e, const int64_t* starts) const;
-  void enqueue(Entry& e, const int64_t* starts, State& state);
+  bool conflicts(const Entry& e) const;
+  void enqueue(Entry& e, State& state);
 
   const taidl::Isa& isa_;
   bool batching_ = true;
   // The queue: `queued_` executions of `queue_entry_`; dirty_[b] marks the 64-byte blocks of
   // buffer b written by them (dirty_words_ lists the words to clear).
+  std::vector<int64_t> offsets_;
   Entry* queue_entry_ = nullptr;
   int queued_ = 0;
   std::vector<std::vector<uint64_t>> dirty_;
