@@ -303,8 +303,14 @@ void Executor::execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> 
   checkBounds(e, w, attrs, site, clamp, state.hbm_bytes);
   const int64_t* starts = w.starts.data();
   if (offsets_.size() < e.accesses.size()) offsets_.resize(e.accesses.size());
-  for (size_t i = 0; i < e.accesses.size(); ++i)
-    offsets_[i] = baseOffset(e.accesses[i], starts + e.accesses[i].start_offset);
+  for (size_t i = 0; i < e.accesses.size(); ++i) {
+    const AccessPlan& a = e.accesses[i];
+    offsets_[i] = baseOffset(a, starts + a.start_offset);
+    if (e.spec->accesses[i].write && a.span_bytes > 0) {
+      state.buffers[static_cast<size_t>(a.buffer)].wrote(
+          static_cast<size_t>(offsets_[i]), static_cast<size_t>(offsets_[i] + a.span_bytes));
+    }
+  }
   if (queued_ > 0 && (queue_entry_ != &e || conflicts(e))) flush(state);
   if (batching_) {
     if (!e.batch_checked) prepareBatch(e);

@@ -405,6 +405,7 @@ std::span<uint8_t> Machine::memory(int32_t buffer) {
   if (buffer < 0 || static_cast<size_t>(buffer) >= impl_->state_.buffers.size())
     fail("Machine::memory: no buffer number " + std::to_string(buffer));
   auto& m = impl_->state_.buffers[static_cast<size_t>(buffer)];
+  m.wrote(0, m.size());  // the caller may write anywhere
   return {m.data(), m.size()};
 }
 
@@ -439,6 +440,8 @@ std::map<std::string, hlo::Literal> Machine::run(
   for (const Tensor& t : program.tensors) {
     if (t.kind == TensorKind::kConst) {
       std::memcpy(hbm + t.addr, t.value.bytes(), t.value.byteCount());
+      impl_->state_.buffers[0].wrote(static_cast<size_t>(t.addr),
+                                     static_cast<size_t>(t.addr) + t.value.byteCount());
       continue;
     }
     if (t.kind != TensorKind::kInput) continue;
@@ -453,6 +456,8 @@ std::map<std::string, hlo::Literal> Machine::run(
                (v.isTuple() ? std::string("a tuple") : v.shape().shortStr()),
            "wrong tensor size or type");
     std::memcpy(hbm + t.addr, v.bytes(), v.byteCount());
+    impl_->state_.buffers[0].wrote(static_cast<size_t>(t.addr),
+                                   static_cast<size_t>(t.addr) + v.byteCount());
   }
   impl_->execute(program);
   std::map<std::string, hlo::Literal> out;

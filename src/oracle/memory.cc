@@ -2,6 +2,8 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -22,6 +24,8 @@ ZeroedMemory& ZeroedMemory::operator=(ZeroedMemory&& o) noexcept {
     data_ = o.data_;
     size_ = o.size_;
     mapped_ = o.mapped_;
+    dirty_lo_ = o.dirty_lo_;
+    dirty_hi_ = o.dirty_hi_;
     o.data_ = nullptr;
     o.size_ = 0;
   }
@@ -29,6 +33,16 @@ ZeroedMemory& ZeroedMemory::operator=(ZeroedMemory&& o) noexcept {
 }
 
 void ZeroedMemory::allocate(size_t bytes) {
+  size_t lo = dirty_lo_, hi = std::min(dirty_hi_, size_);
+  dirty_lo_ = SIZE_MAX;
+  dirty_hi_ = 0;
+  if (data_ != nullptr && bytes == size_) {
+    if (hi <= lo) return;  // nothing written since it was zero
+    if (hi - lo <= size_ / 2 || !mapped_) {
+      std::memset(data_ + lo, 0, hi - lo);
+      return;
+    }
+  }
   release();
   if (bytes == 0) return;
   if (bytes >= kMapThreshold) {

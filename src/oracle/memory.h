@@ -13,7 +13,12 @@ class ZeroedMemory {
   ZeroedMemory() = default;
   explicit ZeroedMemory(size_t bytes) { allocate(bytes); }
   ~ZeroedMemory() { release(); }
-  ZeroedMemory(ZeroedMemory&& o) noexcept : data_(o.data_), size_(o.size_), mapped_(o.mapped_) {
+  ZeroedMemory(ZeroedMemory&& o) noexcept
+      : data_(o.data_),
+        size_(o.size_),
+        mapped_(o.mapped_),
+        dirty_lo_(o.dirty_lo_),
+        dirty_hi_(o.dirty_hi_) {
     o.data_ = nullptr;
     o.size_ = 0;
   }
@@ -22,8 +27,15 @@ class ZeroedMemory {
   ZeroedMemory& operator=(const ZeroedMemory&) = delete;
 
   // Replaces the contents by `bytes` zero bytes (64-byte aligned). Throws DiagnosticError if the
-  // memory cannot be had.
+  // memory cannot be had. Memory of the same size is kept and only the bytes noted by wrote()
+  // are cleared when they are at most half of it (a new mapping would fault every page the next
+  // run touches in again).
   void allocate(size_t bytes);
+  // Every write through data() must be noted (conservatively): bytes [lo, hi).
+  void wrote(size_t lo, size_t hi) {
+    if (lo < dirty_lo_) dirty_lo_ = lo;
+    if (hi > dirty_hi_) dirty_hi_ = hi;
+  }
   uint8_t* data() { return data_; }
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
@@ -33,6 +45,7 @@ class ZeroedMemory {
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
   bool mapped_ = false;
+  size_t dirty_lo_ = SIZE_MAX, dirty_hi_ = 0;
 };
 
 }  // namespace tacit::oracle::detail
