@@ -1,20 +1,26 @@
 # Compile options shared by every tacit target.
 
+# Exported as tacit::options with the package (cmake/TacitPackage.cmake): projects that link
+# tacit's libraries get C++20 and the sanitizer flags the libraries need, but not tacit's
+# warnings, -Werror or tuning (those are $<BUILD_INTERFACE:...>).
 add_library(tacit_options INTERFACE)
-target_compile_options(tacit_options INTERFACE
+set_target_properties(tacit_options PROPERTIES EXPORT_NAME options)
+target_compile_features(tacit_options INTERFACE cxx_std_20)
+set(tacit_build_flags
   -Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor -Wimplicit-fallthrough
   # Bit-faithfulness: never contract a*b+c into an FMA behind the semantics' back.
   -ffp-contract=off)
 if(TACIT_WERROR)
-  target_compile_options(tacit_options INTERFACE -Werror)
+  list(APPEND tacit_build_flags -Werror)
 endif()
 if(TACIT_NATIVE)
-  target_compile_options(tacit_options INTERFACE -march=native)
+  list(APPEND tacit_build_flags -march=native)
 endif()
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   # GCC 12 reports false positives in <string>/<vector> at -O2/-O3 (GCC bugs 105329, 106199).
-  target_compile_options(tacit_options INTERFACE -Wno-restrict -Wno-array-bounds -Wno-stringop-overflow)
+  list(APPEND tacit_build_flags -Wno-restrict -Wno-array-bounds -Wno-stringop-overflow)
 endif()
+target_compile_options(tacit_options INTERFACE "$<BUILD_INTERFACE:${tacit_build_flags}>")
 if(TACIT_SANITIZE)
   target_compile_options(tacit_options INTERFACE -fsanitize=address,undefined -fno-sanitize-recover=all
                          -fno-omit-frame-pointer)
@@ -34,8 +40,13 @@ function(tacit_library name)
   cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
   file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
   add_library(tacit_${name} STATIC ${sources})
-  target_include_directories(tacit_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
+  add_library(tacit::${name} ALIAS tacit_${name})
+  set_target_properties(tacit_${name} PROPERTIES EXPORT_NAME ${name})
+  target_include_directories(tacit_${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>
+                                                  $<INSTALL_INTERFACE:include/tacit>)
   target_link_libraries(tacit_${name} PUBLIC tacit_options ${ARG_DEPS})
+  # Every module library is installed and exported as tacit::<module> (cmake/TacitPackage.cmake).
+  set_property(GLOBAL APPEND PROPERTY TACIT_EXPORTED_LIBRARIES tacit_${name})
 endfunction()
 
 # tacit_test(NAME SOURCES... DEPS ... [LABELS ...]): a GoogleTest executable registered with CTest.

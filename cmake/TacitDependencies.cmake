@@ -24,6 +24,8 @@ if(GECODE_INCLUDE_DIR AND GECODE_INT_LIB AND GECODE_KERNEL_LIB AND GECODE_SEARCH
 endif()
 tacit_require_package(GECODE_FOUND "Gecode" libgecode-dev)
 add_library(tacit_gecode INTERFACE)
+# Exported as tacit::gecode with the absolute paths found here (cmake/TacitPackage.cmake).
+set_target_properties(tacit_gecode PROPERTIES EXPORT_NAME gecode)
 target_include_directories(tacit_gecode SYSTEM INTERFACE ${GECODE_INCLUDE_DIR})
 target_link_libraries(tacit_gecode INTERFACE ${GECODE_MINIMODEL_LIB} ${GECODE_SEARCH_LIB}
                       ${GECODE_INT_LIB} ${GECODE_KERNEL_LIB} ${GECODE_SUPPORT_LIB} Threads::Threads)
