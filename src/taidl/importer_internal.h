@@ -19,6 +19,8 @@ namespace tacit::taidl::importer {
 // JSON (the shim's record)
 // ---------------------------------------------------------------------------------------------
 
+struct JsonField;
+
 struct Json {
   enum class Kind { kNull, kBool, kInt, kDouble, kString, kArray, kObject };
   Kind kind = Kind::kNull;
@@ -26,14 +28,21 @@ struct Json {
   int64_t i = 0;
   double d = 0;
   std::string s;
-  std::vector<Json> items;                           // array elements
-  std::vector<std::pair<std::string, Json>> fields;  // object members, in order
+  std::vector<Json> items;  // array elements
+  // Object members, in order. (A vector of a struct declared below: std::pair<string, Json> would
+  // need Json complete here, which libstdc++ enforces under clang.)
+  std::vector<JsonField> fields;
 
   bool isString() const { return kind == Kind::kString; }
   bool isArray() const { return kind == Kind::kArray; }
   bool isObject() const { return kind == Kind::kObject; }
   bool isInt() const { return kind == Kind::kInt; }
   const Json* find(std::string_view key) const;  // object member or nullptr
+};
+
+struct JsonField {
+  std::string key;
+  Json value;
 };
 
 // Parses JSON text; throws std::runtime_error (an internal error: the shim wrote it).

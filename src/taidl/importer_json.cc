@@ -72,7 +72,7 @@ class Reader {
       std::string key = string();
       skipSpace();
       if (!consume(":")) error("expected ':'");
-      v.fields.emplace_back(std::move(key), value(depth + 1));
+      v.fields.push_back(JsonField{std::move(key), value(depth + 1)});
       skipSpace();
       if (consume("}")) return v;
       if (!consume(",")) error("expected ',' or '}'");
