@@ -311,13 +311,14 @@ void Executor::execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> 
           static_cast<size_t>(offsets_[i]), static_cast<size_t>(offsets_[i] + a.span_bytes));
     }
   }
-  if (queued_ > 0 && (queue_entry_ != &e || conflicts(e))) flush(state);
-  if (batching_) {
-    if (!e.batch_checked) prepareBatch(e);
-    if (e.batch) {
-      enqueue(e, state);
-      return;
-    }
+  if (batching_ && !e.batch_checked) prepareBatch(e);
+  bool batched = batching_ && e.batch != nullptr;
+  // One entry's executions per batch; any execution waits for queued writes it touches (what
+  // it overwrites that a queued one reads was captured at queue time).
+  if (queued_ > 0 && ((batched && queue_entry_ != &e) || conflicts(e))) flush(state);
+  if (batched) {
+    enqueue(e, state);
+    return;
   }
   runNow(e, state);
 }

@@ -503,9 +503,10 @@ std::map<std::string, Literal> runBoth(const taidl::Isa& isa, const Program& p, 
 
 TEST(Machine, BatchedExecutionHonoursEveryDependency) {
   taidl::Isa isa = taidl::loadIsaFile(tacit::testing::sourceDir() + "/isa/amx.taidl", {});
-  // fmadd r+8 reads zmm r+1 (zmm8 for r = 7: written by a queued fmadd); zmm16 reads queued
-  // results; stores and loads go through the same HBM bytes; the last store overwrites one of the
-  // queued stores.
+  // fmadd r+8 reads zmm r+1 (zmm8 for r = 7: written by a queued fmadd); the load (a plain copy,
+  // executed at once) overwrites zmm15, which a queued fmadd writes; zmm16 reads queued results;
+  // stores, loads and add_mem go through the same HBM bytes; the last store overwrites one of
+  // the earlier ones.
   Program p = parseProgram(isa, R"(kernel mix hbm=2048 {
   input a @0 : f32[8,16];
   output out @1024 : f32[8,16];
@@ -520,6 +521,7 @@ TEST(Machine, BatchedExecutionHonoursEveryDependency) {
     loop r in [0, 8) {
       mm512_fmadd(dst=r + 8, src1=r, src2=r + 1);
     }
+    mm512_load(dst=15, addr=64*k);
     mm512_fmadd(dst=16, src1=8, src2=9);
     mm512_store(addr=512 + 64*k, src=16);
     mm512_load(dst=7, addr=512 + 64*k);
