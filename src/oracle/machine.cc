@@ -305,7 +305,8 @@ class Machine::Impl {
     std::vector<int64_t> lo, hi;
     std::vector<Site> sites = prepare(p.body, lo, hi, true);
     std::vector<int64_t> loops;
-    exec_.setBatching(options_.batch);
+    // A trace callback may look at memory between instructions: nothing is queued then.
+    exec_.setBatching(options_.batch && !options_.trace);
     try {
       block(sites, loops);
     } catch (...) {

@@ -62,7 +62,7 @@ struct RunOptions {
   std::function<void(const std::string&)> debug;  // debug statements' text (default: stdout)
   int64_t max_steps = kDefaultMaxSteps;  // executed statements (calls, loop iterations, debugs)
   // Queue independent executions of one elementwise specialisation and run them as one plan
-  // (docs/oracle.md, "Batching"); results are identical either way.
+  // (docs/oracle.md, "Batching"); results are identical either way. Off while `trace` is set.
   bool batch = true;
 };
 
