@@ -114,7 +114,8 @@ void runKernel(const taidl::Isa& isa, const std::string& isa_name, const Generat
     std::ofstream(std::string(dir) + "/" + k.name + ".hlo") << k.hlo;
   }
   // The kernel being compiled, for a crash post-mortem (a crash ends the process).
-  std::ofstream(std::string(TACIT_BINARY_DIR) + "/differential_last_kernel.hlo")
+  // One file per ISA: ctest runs the ISAs' tests in parallel processes.
+  std::ofstream(std::string(TACIT_BINARY_DIR) + "/differential_last_kernel_" + isa_name + ".hlo")
       << "// isa: " << isa_name << "\n"
       << k.hlo;
   std::unique_ptr<hlo::HloModule> module;
