@@ -257,6 +257,7 @@ struct IsaMatcher::State {
                  std::vector<uint8_t>(n, 0),
                  AlphaSolver(u.num_attrs, u.num_alpha),
                  {},
+                 {},
                  {}};
   }
 };

@@ -50,7 +50,10 @@ Outcome checkExample(const IrRule& rule, const std::string& text, uint64_t seed)
   f.g.rebuild();
 
   Outcome out;
-  egraph::Enumerator en(f.g, k.results.at(0).value_class, {.max_size = 48, .max_steps = 2'000'000});
+  egraph::EnumOptions enum_options;
+  enum_options.max_size = 48;
+  enum_options.max_steps = 2'000'000;
+  egraph::Enumerator en(f.g, k.results.at(0).value_class, enum_options);
   egraph::Term t;
   while (out.terms < 300 && en.next(t)) {
     ++out.terms;
