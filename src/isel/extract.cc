@@ -4,6 +4,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "isel/storage.h"
@@ -173,6 +174,35 @@ void CandidateExtractor::dropDeadSources(PiiGraph& graph,
   graph = std::move(out);
 }
 
+// Every result is written into its own HBM region, so two results may not be one value (the same
+// kernel value twice in the result tuple, or two values the e-graph proved equal): the later ones
+// get copies of the calls (and concatenations) that write the first.
+void CandidateExtractor::separateResults(PiiGraph& graph,
+                                         std::vector<std::pair<NodeId, uint32_t>>* origins) const {
+  std::set<int32_t> seen;
+  for (int32_t& r : graph.results) {
+    if (!seen.insert(r).second) r = copyWriter(graph, r, origins);
+  }
+}
+
+int32_t CandidateExtractor::copyWriter(PiiGraph& graph, int32_t value,
+                                       std::vector<std::pair<NodeId, uint32_t>>* origins) const {
+  const PiiValue v = graph.values[static_cast<size_t>(value)];
+  PiiNode copy = graph.nodes[static_cast<size_t>(v.producer)];
+  if (copy.kind == PiiKind::kConcatView) {
+    for (int32_t& part : copy.operands)
+      part = copyWriter(graph, part, origins);
+  }
+  std::fill(copy.outputs.begin(), copy.outputs.end(), -1);
+  int32_t index = static_cast<int32_t>(graph.nodes.size());
+  int32_t fresh = static_cast<int32_t>(graph.values.size());
+  copy.outputs[static_cast<size_t>(v.output)] = fresh;
+  graph.values.push_back({index, v.output, v.buffer, v.shape});
+  graph.nodes.push_back(std::move(copy));
+  if (origins) origins->push_back((*origins)[static_cast<size_t>(v.producer)]);
+  return fresh;
+}
+
 PiiGraph CandidateExtractor::toGraph(const egraph::Term& t,
                                      std::vector<std::pair<NodeId, uint32_t>>* origins) const {
   PiiGraph graph;
@@ -190,6 +220,7 @@ PiiGraph CandidateExtractor::toGraph(const egraph::Term& t,
       operands.push_back(value_of[child]);
     if (tn.op == ir_.resultsOp()) {
       graph.results = operands;
+      separateResults(graph, origins);
       continue;
     }
     bool is_pii = tn.op == ir_.piiOp();

@@ -57,6 +57,9 @@ class CandidateExtractor {
   void rematerializeInPlaceOperands(PiiGraph& graph, const PiiDesc& call,
                                     std::vector<int32_t>& operands,
                                     std::vector<std::pair<NodeId, uint32_t>>* origins) const;
+  void separateResults(PiiGraph& graph, std::vector<std::pair<NodeId, uint32_t>>* origins) const;
+  int32_t copyWriter(PiiGraph& graph, int32_t value,
+                     std::vector<std::pair<NodeId, uint32_t>>* origins) const;
   void dropDeadSources(PiiGraph& graph, std::vector<std::pair<NodeId, uint32_t>>* origins) const;
   std::optional<PiiGraph> greedyAvoiding(const std::set<std::pair<uint32_t, uint32_t>>& forbidden,
                                          std::vector<std::pair<NodeId, uint32_t>>* origins) const;
