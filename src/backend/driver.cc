@@ -236,7 +236,8 @@ std::string_view compileDescription() {
 }
 
 CompileRequest makeCompileRequest(std::string kernel_path, const FlagValues& flags) {
-  for (const auto& [name, value] : flags) {
+  for (const auto& flag : flags) {
+    const std::string& name = flag.first;  // (clang 14 cannot capture a structured binding)
     const auto& known = compileFlags();
     if (std::none_of(known.begin(), known.end(),
                      [&](const DriverFlag& f) { return f.name == name; }))
