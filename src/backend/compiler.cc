@@ -60,6 +60,7 @@ CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
   stats.import_seconds = since(start);
   Clock::time_point t = Clock::now();
   stats.saturation = selector.saturate();
+  if (options.after_saturation) options.after_saturation(selector);
   stats.saturate_seconds = since(t);
 
   auto extractor = selector.extractor(options.extract);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -28,6 +29,8 @@ struct CompileOptions {
   isel::SelectorOptions selector;
   isel::ExtractOptions extract;
   alloc::AllocOptions alloc;
+  // Called once phase 1's e-graph is saturated, before extraction (e.g. --dump-egraph).
+  std::function<void(const isel::Selector&)> after_saturation;
 };
 
 struct CompileStats {

@@ -7,6 +7,7 @@
 #include "backend/compiler.h"
 #include "backend/emit.h"
 #include "backend/verify.h"
+#include "egraph/dot.h"
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
 #include "isel/explain.h"
@@ -220,6 +221,7 @@ const std::vector<DriverFlag>& compileFlags() {
       {"explain", "",
        "print the chosen instruction graph (and, on failure, why no program exists)"},
       {"stats", "", "time per phase, candidates, e-graph size, solver time"},
+      {"dump-egraph", "FILE", "write phase 1's saturated e-graph as Graphviz DOT (debugging)"},
   };
   return flags;
 }
@@ -253,6 +255,7 @@ CompileRequest makeCompileRequest(std::string kernel_path, const FlagValues& fla
   r.output_path = get("output");
   r.stats = flags.count("stats") != 0;
   r.explain = flags.count("explain") != 0;
+  r.dump_egraph_path = get("dump-egraph");
 
   std::string format = get("emit").value_or("tasm");
   if (format == "tasm") {
@@ -323,6 +326,21 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
     opts.time_limit =
         std::chrono::milliseconds(static_cast<int64_t>(*request.time_limit_seconds * 1000));
     opts.selector.time_limit = opts.time_limit;
+  }
+  if (request.dump_egraph_path) {
+    // Written even if the compilation then fails: that is when the e-graph is most wanted.
+    opts.after_saturation = [path = *request.dump_egraph_path](const isel::Selector& sel) {
+      egraph::DotOptions dot;
+      dot.max_classes = 5000;
+      dot.node_label = [&sel](const egraph::EGraph& g, egraph::NodeId n) {
+        egraph::ENode e = g.node(n);
+        if (e.op() != sel.ir().piiOp()) return sel.ir().describe(e.op(), e.attr());
+        const isel::PiiDesc& p = sel.ir().piiDesc(e.attr());  // name the unit
+        return sel.units().units[static_cast<size_t>(p.unit)].name + " " +
+               sel.ir().describe(e.op(), e.attr());
+      };
+      writeFileAtomic(path, egraph::toDot(sel.egraph(), dot));
+    };
   }
   VerifyOptions vopts;
   if (request.verify_sets) vopts.sets = *request.verify_sets;

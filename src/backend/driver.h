@@ -40,7 +40,7 @@ struct DriverFlag {
 };
 
 // --output, --emit, --cost, --verify, --seed, --atol, --rtol, --time-limit, --explain, --stats,
-// in the order --help lists them.
+// --dump-egraph, in the order --help lists them.
 const std::vector<DriverFlag>& compileFlags();
 
 // The paragraph `--help` shows for `tacit compile` and for generated backends.
@@ -64,6 +64,7 @@ struct CompileRequest {
   std::optional<double> atol, rtol;
   bool stats = false;
   bool explain = false;
+  std::optional<std::string> dump_egraph_path;  // --dump-egraph FILE.dot
 };
 
 // Checks every flag value (before any work is done); a malformed one is a DiagnosticError naming

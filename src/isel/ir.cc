@@ -352,7 +352,7 @@ std::string IrLanguage::describe(OpId op, AttrId attr) const {
            std::to_string(p.output) + "@b" + std::to_string(p.buffer) + " " + p.shape.str();
   }
   const OpDesc& d = opDesc(attr);
-  std::string out = d.shape.str();
+  std::string out = std::string(hlo::opcodeName(d.opcode)) + " " + d.shape.str();
   if (d.attrs.dimensions) out += " dims={" + join(*d.attrs.dimensions, ",") + "}";
   if (d.attrs.slice) {
     out += " slice={" +

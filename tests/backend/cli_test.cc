@@ -122,6 +122,22 @@ TEST_F(CompileCli, UnplaceableCandidatesReportTheAllocationFailure) {
   EXPECT_FALSE(fs::exists(path("out.tasm")));
 }
 
+TEST_F(CompileCli, DumpEgraphWritesDotEvenWhenCompilationFails) {
+  std::string kernel = write("tanh.hlo", R"(HloModule t
+ENTRY main {
+  a = bf16[64,64] parameter(0)
+  ROOT t = bf16[64,64] tanh(a)
+}
+)");
+  Outcome r = tacit("compile --isa " + source("isa/qkv.taidl") + " " + kernel + " --dump-egraph " +
+                    path("g.dot") + " -o " + path("out.tasm"));
+  EXPECT_NE(r.status, 0);
+  std::string dot = readFile(path("g.dot"));
+  EXPECT_EQ(dot.rfind("digraph egraph {", 0), 0u) << dot;
+  EXPECT_NE(dot.find("tanh"), std::string::npos) << dot;
+  EXPECT_FALSE(fs::exists(path("out.tasm")));
+}
+
 TEST_F(CompileCli, IsaRulesListsPatternsAndSelectedRules) {
   Outcome r = tacit("isa rules " + source("isa/gemmini.taidl"));
   ASSERT_EQ(r.status, 0) << r.err;
