@@ -225,7 +225,8 @@ TEST_F(Sandbox, CompileCommandKeepsItsContract) {
   EXPECT_EQ(
       help.out.rfind("usage: tacit compile KERNEL.hlo [--isa SPEC] [--param K=V]... [--output "
                      "OUT] [--emit FORMAT] [--cost MODEL] [--verify[=N]] [--seed SEED] "
-                     "[--atol X] [--rtol X] [--time-limit S] [--explain] [--stats]\n",
+                     "[--atol X] [--rtol X] [--time-limit S] [--explain] [--stats] "
+                     "[--dump-egraph FILE]\n",
                      0),
       0u)
       << help.out;
