@@ -440,7 +440,7 @@ std::map<std::string, hlo::Literal> Machine::run(
   uint8_t* hbm = impl_->state_.buffers[0].data();
   for (const Tensor& t : program.tensors) {
     if (t.kind == TensorKind::kConst) {
-      std::memcpy(hbm + t.addr, t.value.bytes(), t.value.byteCount());
+      if (t.value.byteCount() != 0) std::memcpy(hbm + t.addr, t.value.bytes(), t.value.byteCount());
       impl_->state_.buffers[0].wrote(static_cast<size_t>(t.addr),
                                      static_cast<size_t>(t.addr) + t.value.byteCount());
       continue;
@@ -456,7 +456,7 @@ std::map<std::string, hlo::Literal> Machine::run(
            "input '" + t.name + "' is declared " + t.shape.shortStr() + " but the value given is " +
                (v.isTuple() ? std::string("a tuple") : v.shape().shortStr()),
            "wrong tensor size or type");
-    std::memcpy(hbm + t.addr, v.bytes(), v.byteCount());
+    if (v.byteCount() != 0) std::memcpy(hbm + t.addr, v.bytes(), v.byteCount());
     impl_->state_.buffers[0].wrote(static_cast<size_t>(t.addr),
                                    static_cast<size_t>(t.addr) + v.byteCount());
   }
@@ -465,7 +465,8 @@ std::map<std::string, hlo::Literal> Machine::run(
   for (const Tensor& t : program.tensors) {
     if (t.kind != TensorKind::kOutput) continue;
     hlo::Literal lit(t.shape);
-    std::memcpy(lit.bytes(), impl_->state_.buffers[0].data() + t.addr, lit.byteCount());
+    if (lit.byteCount() != 0)  // a zero-element output has no storage (null pointers)
+      std::memcpy(lit.bytes(), impl_->state_.buffers[0].data() + t.addr, lit.byteCount());
     out.emplace(t.name, std::move(lit));
   }
   return out;
