@@ -5,6 +5,7 @@
 #include <iostream>
 #include <set>
 
+#include "backend/driver.h"
 #include "cli.h"
 #include "support/output.h"
 #include "support/strings.h"
@@ -16,16 +17,9 @@ namespace {
 
 using taidl::Isa;
 
+// --param K=V, parsed as `tacit compile` and generated backends parse it.
 taidl::ParamOverrides overrides(const Args& args) {
-  taidl::ParamOverrides out;
-  for (const auto& [key, text] : args.keyValues("param")) {
-    int64_t value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size())
-      fail("--param " + key + "=" + text + ": expected an integer value");
-    out.emplace_back(key, value);
-  }
-  return out;
+  return backend::parseParamOverrides(args.all("param"));
 }
 
 Isa load(const Args& args) {

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <iostream>
 
+#include "backend/driver.h"
 #include "cli.h"
 #include "isel/rules.h"
 #include "isel/units.h"
@@ -14,16 +15,9 @@
 namespace tacit::cli {
 namespace {
 
+// --param K=V, parsed as `tacit compile` and generated backends parse it.
 taidl::ParamOverrides paramsOf(const Args& args) {
-  taidl::ParamOverrides out;
-  for (const auto& [key, text] : args.keyValues("param")) {
-    int64_t value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size())
-      fail("--param " + key + "=" + text + ": expected an integer value");
-    out.emplace_back(key, value);
-  }
-  return out;
+  return backend::parseParamOverrides(args.all("param"));
 }
 
 // The pattern as an s-expression over the unit's inputs. Movement chains the matcher constructs

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <iostream>
 
+#include "backend/driver.h"
 #include "cli.h"
 #include "hlo/npy_literal.h"
 #include "oracle/machine.h"
@@ -15,16 +16,9 @@
 namespace tacit::cli {
 namespace {
 
+// --param K=V, parsed as `tacit compile` and generated backends parse it.
 taidl::ParamOverrides paramOverrides(const Args& args) {
-  taidl::ParamOverrides out;
-  for (const auto& [key, text] : args.keyValues("param")) {
-    int64_t value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size())
-      fail("--param " + key + "=" + text + ": expected an integer value");
-    out.emplace_back(key, value);
-  }
-  return out;
+  return backend::parseParamOverrides(args.all("param"));
 }
 
 std::map<std::string, hlo::Literal> loadInputs(const oracle::Program& program, const Args& args) {
