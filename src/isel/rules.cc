@@ -72,6 +72,51 @@ Rewrite dotRewrite(
       });
 }
 
+// The operand count of an elementwise operator the IR supports (0: not elementwise).
+int elementwiseArity(HloOpcode op) {
+  if (op == HloOpcode::kClamp || op == HloOpcode::kSelect) return 3;
+  if (op == HloOpcode::kCompare || (hlo::isElementwiseBinary(op) && iselSupports(op))) return 2;
+  if (op == HloOpcode::kConvert ||
+      (hlo::isElementwiseUnary(op) && iselSupports(op) && op != HloOpcode::kCopy))
+    return 1;
+  return 0;
+}
+
+// A rewrite for each elementwise operator of `ops`, binding its operands x0.. and its desc `e`.
+Rewrite elementwiseRewrite(
+    IrBuilder& b, std::string name, HloOpcode op,
+    std::function<std::optional<ClassId>(const OpDesc&, ClassId, std::vector<ClassId>)> apply) {
+  int arity = elementwiseArity(op);
+  PatternBuilder pb(b.ir().lang());
+  std::vector<PatternBuilder::Ref> kids;
+  for (int i = 0; i < arity; ++i)
+    kids.push_back(pb.var("x" + std::to_string(i)));
+  Pattern p = pb.build(pb.node(b.ir().opFor(op), AttrMatch::bind("e"), kids));
+  Pattern keep = p;
+  return Rewrite(
+      std::move(name), std::move(p),
+      [&b, keep, arity, apply](EGraph&, ClassId matched, const Subst& s) -> std::optional<ClassId> {
+        std::vector<ClassId> operands;
+        for (int i = 0; i < arity; ++i)
+          operands.push_back(s[keep.var("x" + std::to_string(i))]);
+        return apply(bound(b, keep, s, "e"), matched, std::move(operands));
+      });
+}
+
+// The elementwise operator `e` applied to the [start, limit) block of its operands along `dim`
+// (scalar operands, as clamp's bounds may be, are shared).
+ClassId elementwisePart(IrBuilder& b, const OpDesc& e, const std::vector<ClassId>& operands,
+                        int64_t dim, int64_t start, int64_t limit) {
+  std::vector<ClassId> args;
+  for (ClassId x : operands)
+    args.push_back(b.shape(x).rank() == 0 ? x : sliceDim(b, x, dim, start, limit));
+  OpDesc part = e;
+  std::vector<int64_t> dims = e.shape.dims();
+  dims[static_cast<size_t>(dim)] = limit - start;
+  part.shape = hlo::Shape(e.shape.elementType(), dims);
+  return b.add(std::move(part), args);
+}
+
 // ---- dot tiling ------------------------------------------------------------------------------
 
 // dot(a, b) = concatenate(dot(a[rows_i], b) ...) along the result's rows (or columns), each part
@@ -222,6 +267,135 @@ ENTRY m {
   }
 };
 
+// A dot whose contraction has one term is an outer product: each output element is the sum, from
+// +0, of one product (docs/numerics.md), i.e. `x*y + 0`. Adding +0 is what turns a -0 product into
+// +0, so it stays in the identity; for integers it is an identity anyway. Only same-type f32/f64
+// or integer dots: a narrower float result would round a wider accumulator.
+class DotRankOne : public IrRule {
+ public:
+  std::string name() const override { return "dot-rank-one"; }
+  std::string identity() const override {
+    return "dot(a[m,1], b[1,n]) = add(multiply(broadcast_0(a), broadcast_1(b)), broadcast(+0))";
+  }
+  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kDot}; }
+  std::vector<HloOpcode> rhsOps() const override {
+    return {HloOpcode::kAdd, HloOpcode::kMultiply, HloOpcode::kBroadcast, HloOpcode::kReshape};
+  }
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds&) const override {
+    return {dotRewrite(
+        b, name(), [&b](const OpDesc& d, ClassId, ClassId x, ClassId y) -> std::optional<ClassId> {
+          const hlo::Shape &xs = b.shape(x), &ys = b.shape(y);
+          if (!plainMatrixDot(d, xs, ys)) return std::nullopt;
+          const hlo::DotDims& dd = *d.attrs.dot_dims;
+          if (dd.lhs_contracting[0] != 1 || dd.rhs_contracting[0] != 0 || xs.dim(1) != 1)
+            return std::nullopt;
+          hlo::PrimitiveType t = d.shape.elementType();
+          if (xs.elementType() != t || ys.elementType() != t || !exactOuterProductType(t))
+            return std::nullopt;
+          int64_t m = xs.dim(0), n = ys.dim(1);
+          ClassId rows = b.broadcast(b.reshape(x, {m}), {m, n}, {0});
+          ClassId cols = b.broadcast(b.reshape(y, {n}), {m, n}, {1});
+          ClassId zero = b.broadcast(b.constant(hlo::Literal(hlo::Shape(t, {}))), {m, n}, {});
+          return b.binary(HloOpcode::kAdd, b.binary(HloOpcode::kMultiply, rows, cols), zero);
+        })};
+  }
+  std::vector<std::string> examples() const override {
+    // The second example makes -0 products (x * -0): the +0 accumulator start must survive.
+    return {R"(HloModule e
+ENTRY m {
+  a = f32[32] parameter(0)
+  b = f32[14,4] parameter(1)
+  row = f32[1,32] reshape(a)
+  col = f32[14,1] slice(b), slice={[0:14], [0:1]}
+  ROOT d = f32[14,32] dot(col, row), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+            R"(HloModule e
+ENTRY m {
+  a = f32[6,1] parameter(0)
+  b = f32[1,5] parameter(1)
+  z = f32[] constant(-0)
+  zs = f32[1,5] broadcast(z), dimensions={}
+  nz = f32[1,5] multiply(b, zs)
+  ROOT d = f32[6,5] dot(a, nz), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+            R"(HloModule e
+ENTRY m {
+  a = s8[3,1] parameter(0)
+  b = s8[1,7] parameter(1)
+  ROOT d = s8[3,7] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})"};
+  }
+
+ private:
+  static bool exactOuterProductType(hlo::PrimitiveType t) {
+    return t == hlo::PrimitiveType::kF32 || t == hlo::PrimitiveType::kF64 || hlo::isInteger(t);
+  }
+};
+
+// slice(broadcast(x)) = broadcast(reshape(slice(x))): the slice of a replication is the
+// replication of the slice of the replicated dims; operand dims left with extent 1 are dropped
+// (their result dim has extent 1 either way). Pure data movement, exact for every type. It turns
+// a block of a row-broadcast matrix into the broadcast of one scalar, which instructions that
+// broadcast from a register or memory (AVX-512's vbroadcastss) compute.
+class SliceOfBroadcast : public IrRule {
+ public:
+  std::string name() const override { return "slice-of-broadcast"; }
+  std::string identity() const override {
+    return "slice(broadcast(x, dims)) = broadcast(reshape(slice(x)), dims of extent > 1)";
+  }
+  std::vector<HloOpcode> lhsOps() const override {
+    return {HloOpcode::kSlice, HloOpcode::kBroadcast};
+  }
+  std::vector<HloOpcode> rhsOps() const override {
+    return {HloOpcode::kBroadcast, HloOpcode::kReshape, HloOpcode::kSlice};
+  }
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds&) const override {
+    PatternBuilder pb(b.ir().lang());
+    auto x = pb.var("x");
+    auto bc = pb.node(b.ir().opFor(HloOpcode::kBroadcast), AttrMatch::bind("b"), {x});
+    Pattern p = pb.build(pb.node(b.ir().opFor(HloOpcode::kSlice), AttrMatch::bind("s"), {bc}));
+    Pattern keep = p;
+    return {Rewrite(name(), std::move(p),
+                    [&b, keep](EGraph&, ClassId, const Subst& s) -> std::optional<ClassId> {
+                      return sliceBroadcast(b, bound(b, keep, s, "s"), bound(b, keep, s, "b"),
+                                            s[keep.var("x")]);
+                    })};
+  }
+  std::vector<std::string> examples() const override {
+    return {R"(HloModule e
+ENTRY m {
+  a = f32[14] parameter(0)
+  b = f32[14,32] broadcast(a), dimensions={0}
+  ROOT s = f32[1,16] slice(b), slice={[3:4], [16:32]}
+})",
+            R"(HloModule e
+ENTRY m {
+  a = s8[6,5] parameter(0)
+  b = s8[6,4,5] broadcast(a), dimensions={0,2}
+  ROOT s = s8[2,4,2] slice(b), slice={[1:5:2], [0:4], [1:5:2]}
+})"};
+  }
+
+ private:
+  static std::optional<ClassId> sliceBroadcast(IrBuilder& b, const OpDesc& slice,
+                                               const OpDesc& bcast, ClassId x) {
+    const std::vector<hlo::SliceDim>& sl = *slice.attrs.slice;
+    const std::vector<int64_t>& dims = *bcast.attrs.dimensions;
+    std::vector<hlo::SliceDim> xs;
+    std::vector<int64_t> kept_shape, kept_dims;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      xs.push_back(sl[static_cast<size_t>(dims[i])]);
+      int64_t extent = slice.shape.dim(dims[i]);
+      if (extent == 1) continue;
+      kept_shape.push_back(extent);
+      kept_dims.push_back(dims[i]);
+    }
+    if (slice.shape == bcast.shape) return std::nullopt;  // an identity slice: nothing to do
+    ClassId part = b.reshape(b.slice(x, xs), kept_shape);
+    return b.broadcast(part, slice.shape.dims(), kept_dims);
+  }
+};
+
 // ---- converts and data movement ---------------------------------------------------------------
 
 // M(convert(x)) = convert(M(x)) for a data movement M: conversion is elementwise.
@@ -314,22 +488,12 @@ class ElementwiseOverConcat : public IrRule {
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     std::vector<Rewrite> out;
     for (HloOpcode op : needs.ops) {
-      int arity = elementwiseArity(op);
-      if (arity == 0) continue;
-      PatternBuilder pb(b.ir().lang());
-      std::vector<PatternBuilder::Ref> kids;
-      for (int i = 0; i < arity; ++i)
-        kids.push_back(pb.var("x" + std::to_string(i)));
-      Pattern p = pb.build(pb.node(b.ir().opFor(op), AttrMatch::bind("e"), kids));
-      Pattern keep = p;
-      out.emplace_back(
-          name() + "-" + std::string(hlo::opcodeName(op)), std::move(p),
-          [&b, keep, arity](EGraph&, ClassId, const Subst& s) -> std::optional<ClassId> {
-            std::vector<ClassId> operands;
-            for (int i = 0; i < arity; ++i)
-              operands.push_back(s[keep.var("x" + std::to_string(i))]);
-            return distribute(b, bound(b, keep, s, "e"), operands);
-          });
+      if (elementwiseArity(op) == 0) continue;
+      out.push_back(
+          elementwiseRewrite(b, name() + "-" + std::string(hlo::opcodeName(op)), op,
+                             [&b](const OpDesc& e, ClassId, std::vector<ClassId> operands) {
+                               return distribute(b, e, operands);
+                             }));
     }
     return out;
   }
@@ -352,15 +516,6 @@ ENTRY m {
     return n;
   }
 
-  static int elementwiseArity(HloOpcode op) {
-    if (op == HloOpcode::kClamp || op == HloOpcode::kSelect) return 3;
-    if (op == HloOpcode::kCompare || (hlo::isElementwiseBinary(op) && iselSupports(op))) return 2;
-    if (op == HloOpcode::kConvert ||
-        (hlo::isElementwiseUnary(op) && iselSupports(op) && op != HloOpcode::kCopy))
-      return 1;
-    return 0;
-  }
-
   static std::optional<ClassId> distribute(IrBuilder& b, const OpDesc& e,
                                            const std::vector<ClassId>& operands) {
     std::optional<Cut> cut;
@@ -369,21 +524,96 @@ ENTRY m {
     }
     if (!cut) return std::nullopt;
     std::vector<ClassId> results;
-    for (size_t i = 0; i + 1 < cut->bounds.size(); ++i) {
-      std::vector<ClassId> args;
-      for (ClassId x : operands) {
-        args.push_back(b.shape(x).rank() == 0
-                           ? x
-                           : sliceDim(b, x, cut->dim, cut->bounds[i], cut->bounds[i + 1]));
-      }
-      OpDesc part = e;
-      std::vector<int64_t> dims = e.shape.dims();
-      dims[static_cast<size_t>(cut->dim)] = cut->bounds[i + 1] - cut->bounds[i];
-      part.shape = hlo::Shape(e.shape.elementType(), dims);
-      results.push_back(b.add(std::move(part), args));
-    }
+    for (size_t i = 0; i + 1 < cut->bounds.size(); ++i)
+      results.push_back(
+          elementwisePart(b, e, operands, cut->dim, cut->bounds[i], cut->bounds[i + 1]));
     return b.concatenate(results, cut->dim);
   }
+};
+
+// e(x, y) = concatenate_d(e(x[block_i], y[block_i]) ...) along the rows (d = 0) or columns (d = 1),
+// in blocks of a unit's elementwise extent, each part also a slice of the whole: exact for every
+// type (each element is computed from the elements at its index). It lets units that work on one
+// row or one vector (AVX-512's f32[1,16]) compute whole matrices.
+class ElementwiseSplit : public IrRule {
+ public:
+  explicit ElementwiseSplit(bool rows) : rows_(rows) {}
+  std::string name() const override {
+    return rows_ ? "elementwise-split-rows" : "elementwise-split-columns";
+  }
+  std::string identity() const override {
+    return std::string("e(x, y...) = concatenate_") + (rows_ ? "0" : "1") +
+           "(e(x[block_i], y[block_i]...) ...), blocks of a unit's elementwise " +
+           (rows_ ? "rows" : "columns");
+  }
+  std::vector<HloOpcode> lhsOps() const override { return {}; }
+  std::vector<HloOpcode> rhsOps() const override {
+    return {HloOpcode::kConcatenate, HloOpcode::kSlice};
+  }
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
+    std::vector<Rewrite> out;
+    int64_t dim = rows_ ? 0 : 1;
+    std::set<HloOpcode> ops;
+    for (const auto& [key, extents] : needs.elementwise)
+      ops.insert(key.first);
+    for (HloOpcode op : ops) {
+      std::map<hlo::PrimitiveType, std::set<int64_t>> sizes_of;
+      for (const auto& [key, extents] : needs.elementwise) {
+        if (key.first == op) sizes_of[key.second] = rows_ ? extents.rows : extents.cols;
+      }
+      out.push_back(elementwiseRewrite(
+          b, name() + "-" + std::string(hlo::opcodeName(op)), op,
+          [&b, dim, sizes_of](const OpDesc& e, ClassId whole,
+                              std::vector<ClassId> operands) -> std::optional<ClassId> {
+            auto it = sizes_of.find(e.shape.elementType());
+            if (e.shape.rank() != 2 || it == sizes_of.end() || it->second.empty())
+              return std::nullopt;
+            const std::set<int64_t>& sizes = it->second;
+            int64_t extent = e.shape.dim(dim);
+            // Only beyond every unit's extent: within it a unit may take the whole.
+            if (extent <= *sizes.rbegin()) return std::nullopt;
+            auto tile = tileBelow(sizes, extent);
+            if (!tile) return std::nullopt;
+            std::vector<ClassId> parts;
+            for (int64_t at = 0; at < extent; at += *tile) {
+              ClassId part = elementwisePart(b, e, operands, dim, at, at + *tile);
+              b.egraph().unite(part, sliceDim(b, whole, dim, at, at + *tile));
+              parts.push_back(part);
+            }
+            return b.concatenate(parts, dim);
+          }));
+    }
+    return out;
+  }
+  std::vector<std::string> examples() const override {
+    return {R"(HloModule e
+ENTRY m {
+  a = f32[3,32] parameter(0)
+  b = f32[3,32] parameter(1)
+  s = f32[3,32] multiply(a, b)
+  lo = f32[] constant(-1)
+  hi = f32[] constant(2)
+  ROOT k = f32[3,32] clamp(lo, s, hi)
+})",
+            R"(HloModule e
+ENTRY m {
+  a = s8[4,48] parameter(0)
+  b = s8[4,48] parameter(1)
+  ROOT s = s8[4,48] add(a, b)
+})"};
+  }
+  IsaNeeds exampleNeeds() const override {
+    IsaNeeds n;
+    n.ops = {HloOpcode::kAdd, HloOpcode::kMultiply, HloOpcode::kClamp};
+    for (auto op : n.ops) {
+      for (auto t : {hlo::PrimitiveType::kF32, hlo::PrimitiveType::kS8})
+        n.elementwise[{op, t}] = IsaNeeds::Extents{{1}, {16}};
+    }
+    return n;
+  }
+
+ private:
+  bool rows_;
 };
 
 // bflat(concatenate(x_i)) = concatenate of the parts' bytes: along dimension 0 each part is a
@@ -577,8 +807,12 @@ std::vector<std::unique_ptr<IrRule>> makeLibrary() {
   rules.push_back(std::make_unique<DotSplitFree>(false));
   rules.push_back(std::make_unique<DotSplitContracting>());
   rules.push_back(std::make_unique<DotOrient>());
+  rules.push_back(std::make_unique<DotRankOne>());
   rules.push_back(std::make_unique<MovementThroughConvert>());
+  rules.push_back(std::make_unique<SliceOfBroadcast>());
   rules.push_back(std::make_unique<ElementwiseOverConcat>());
+  rules.push_back(std::make_unique<ElementwiseSplit>(true));
+  rules.push_back(std::make_unique<ElementwiseSplit>(false));
   rules.push_back(std::make_unique<FlattenOverConcat>());
   rules.push_back(std::make_unique<MovementOverConcat>());
   return rules;
@@ -610,6 +844,11 @@ IsaNeeds analyzeIsa(const taidl::Isa&, const UnitSet& units) {
       const taidl::SymOp& op = p.sym->ops[static_cast<size_t>(n.op)];
       if (n.input >= 0) continue;
       needs.ops.insert(op.opcode);
+      if (elementwiseArity(op.opcode) != 0 && op.type.dims.size() == 2) {
+        IsaNeeds::Extents& e = needs.elementwise[{op.opcode, op.type.dtype}];
+        if (auto r = largest(op.type.dims[0], u)) e.rows.insert(*r);
+        if (auto c = largest(op.type.dims[1], u)) e.cols.insert(*c);
+      }
       if (op.opcode != HloOpcode::kDot || op.type.dims.size() != 2 || n.children.size() != 2)
         continue;
       if (auto r = largest(op.type.dims[0], u)) needs.dot_rows.insert(*r);

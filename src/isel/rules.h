@@ -15,6 +15,7 @@
 // (passes.h) decides it.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -31,6 +32,12 @@ struct IsaNeeds {
   std::set<hlo::HloOpcode> ops;          // operators of any unit pattern
   std::set<int64_t> dot_rows, dot_cols;  // result extents of the units' dots (largest per α range)
   std::set<int64_t> dot_depths;          // contracting extents of the units' dots
+  // Extents of the units' rank-2 elementwise results (largest per α range), per operator and
+  // result type.
+  struct Extents {
+    std::set<int64_t> rows, cols;
+  };
+  std::map<std::pair<hlo::HloOpcode, hlo::PrimitiveType>, Extents> elementwise;
 };
 IsaNeeds analyzeIsa(const taidl::Isa& isa, const UnitSet& units);
 

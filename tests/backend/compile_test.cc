@@ -119,5 +119,30 @@ INSTANTIATE_TEST_SUITE_P(TileProductsAndOneDnn, AmxKernel,
                          ::testing::Values("tile_u8s8_16x16x64", "tile_rows_u8s8_32x16x64",
                                            "k1_u8s8_gemm_32x32x64", "k2_u8s8_gemm_16x32x64"));
 
+// oneDNN K3/K4: f32 rank-1 updates on AVX-512 alone (dot-rank-one, slice-of-broadcast and the
+// elementwise splits): per result vector a broadcast row element times a loaded A vector, plus +0.
+struct AvxCase {
+  const char* kernel;
+  size_t instructions;  // K3: oneDNN's count in the ACT evaluation (0 AMX + 100 AVX-512)
+};
+
+class AmxAvxKernel : public ::testing::TestWithParam<AvxCase> {};
+
+TEST_P(AmxAvxKernel, CompilesToAvx512AndVerifies) {
+  Case c = compileCase("isa/amx.taidl", std::string("examples/amx/") + GetParam().kernel + ".hlo");
+  VerifyReport r = verify(c.isa, *c.kernel, c.result.program, {.sets = 3, .seed = 5});
+  EXPECT_TRUE(r.ok) << r.mismatch << "\n" << oracle::printProgram(c.isa, c.result.program);
+  EXPECT_EQ(c.result.program.body.size(), GetParam().instructions)
+      << oracle::printProgram(c.isa, c.result.program);
+  for (const oracle::Stmt& s : c.result.program.body) {
+    const std::string& name = c.isa.instructions[static_cast<size_t>(s.unit)].name.text;
+    EXPECT_EQ(name.rfind("mm512_", 0), 0u) << name << " is not an AVX-512 instruction";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(OneDnnRankOne, AmxAvxKernel,
+                         ::testing::Values(AvxCase{"k3_f32_outer_14x32", 100},
+                                           AvxCase{"k4_f32_outer_8x48", 83}));
+
 }  // namespace
 }  // namespace tacit::backend
