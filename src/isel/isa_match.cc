@@ -248,6 +248,12 @@ struct IsaMatcher::State {
   // Input leaves phase 1 supplies as a splat of an operator's identity element (an accumulator
   // input of `acc + dot(...)` matched against a plain dot: the accumulator starts at zero).
   std::vector<std::pair<int32_t, int64_t>> identity_leaves;
+  // Set when the movement chains were decided as strided views (pattern_view.h) rather than as
+  // identities: their pads and slices need not be identities for α.
+  bool views_checked = false;
+  // A pitched load: its input is bytes [offset, offset + bytes) of the byte vector `base`.
+  ClassId view_base;
+  int64_t view_offset = 0, view_bytes = 0;
 
   // The empty state for matching pattern p of unit u.
   static State start(const UnitPattern& p, const Unit& u) {
@@ -258,7 +264,11 @@ struct IsaMatcher::State {
                  AlphaSolver(u.num_attrs, u.num_alpha),
                  {},
                  {},
-                 {}};
+                 {},
+                 false,
+                 ClassId(),
+                 0,
+                 0};
   }
 };
 
@@ -273,10 +283,11 @@ IsaMatcher::IsaMatcher(const taidl::Isa& isa, const UnitSet& units, IrBuilder& b
 IsaMatcher::~IsaMatcher() = default;
 
 void IsaMatcher::fail(int32_t pattern, ClassId c, std::string reason) {
-  size_t count = 0;
-  for (const MatchFailure& f : failures_)
-    count += f.pattern == pattern && f.eclass == c;
-  if (count < kMaxFailuresPerPattern) failures_.push_back({pattern, c, std::move(reason)});
+  uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(pattern)) << 32) | c.value;
+  uint32_t& count = failure_counts_[key];
+  if (count >= kMaxFailuresPerPattern) return;
+  ++count;
+  failures_.push_back({pattern, c, std::move(reason)});
 }
 
 bool unifyType(const taidl::TypeExpr& t, const hlo::Shape& s, AlphaSolver& a) {
@@ -661,6 +672,7 @@ std::string IsaMatcher::verify(const UnitPattern& p, const State& s) const {
       }
       return {};
     };
+    if (s.views_checked) return {};
     if (std::string why = check_links(p.out_chain); !why.empty()) return why;
     for (const UnitPattern::InputChain& in : p.inputs) {
       if (std::string why = check_links(in.chain); !why.empty()) return why;
@@ -841,6 +853,7 @@ ClassId IsaMatcher::constructPureMovement(const UnitPattern& p, const State& s) 
 
 size_t IsaMatcher::run() {
   failures_.clear();
+  failure_counts_.clear();
   accepted_.clear();
   egraph::EGraph& g = b_.egraph();
   std::vector<ClassId> classes(g.classes().begin(), g.classes().end());

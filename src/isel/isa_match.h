@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "isel/ir_builder.h"
@@ -104,6 +105,8 @@ class IsaMatcher {
   const UnitSet& units_;
   IrBuilder& b_;
   std::vector<MatchFailure> failures_;
+  // Failures recorded per (pattern, class), so that fail() stays O(1) on large e-graphs.
+  std::unordered_map<uint64_t, uint32_t> failure_counts_;
   std::vector<Accepted> accepted_;
 };
 
