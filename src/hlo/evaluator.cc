@@ -38,6 +38,40 @@ size_t leafCount(const Shape& shape) {
   return n;
 }
 
+const char* strayTypedAttribute(const HloInstruction& inst);
+const std::set<std::string_view>& neutralAttributes();
+
+// Whether every value of integer type `from` is a value of integer type `to`.
+bool widensExactly(PrimitiveType from, PrimitiveType to) {
+  if (!isInteger(from) || !isInteger(to)) return false;
+  if (isUnsignedInteger(to)) return isUnsignedInteger(from) && bitWidth(to) >= bitWidth(from);
+  return bitWidth(to) > bitWidth(from) || (isSignedInteger(from) && bitWidth(to) == bitWidth(from));
+}
+
+// The instruction whose value operand `i` of `user` is computed from. An integer dot reads an
+// exactly widening convert's operand in its narrow type: the GEMM widens each operand by its own
+// signedness while packing and sums modulo 2^32 (2^64), so the products and sums are those of the
+// widened values — and narrow operands take the int8/int16 kernels. Anything else: the operand.
+const HloInstruction* operandSource(const HloInstruction& user, size_t i) {
+  const HloInstruction* op = user.operands()[i];
+  if (user.opcode() != HloOpcode::kDot || !user.shape().isArray() ||
+      !isInteger(user.shape().elementType()))
+    return op;
+  while (op != nullptr && op->opcode() == HloOpcode::kConvert && op->operands().size() == 1 &&
+         op->operands()[0] != nullptr && strayTypedAttribute(*op) == nullptr) {
+    const HloInstruction* from = op->operands()[0];
+    const Shape &s = from->shape(), &t = op->shape();
+    bool plain = s.isArray() && t.isArray() && !s.isDynamic() && s.dims() == t.dims() &&
+                 s.hasDefaultLayout() && t.hasDefaultLayout() &&
+                 widensExactly(s.elementType(), t.elementType());
+    for (const RawAttribute& raw : op->attrs().raw)
+      plain = plain && neutralAttributes().count(raw.name) > 0;
+    if (!plain) break;
+    op = from;
+  }
+  return op;
+}
+
 bool rangesOverlap(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
   if (a_bytes == 0 || b_bytes == 0) return false;
   auto pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
@@ -368,8 +402,8 @@ Value Planner::compileComputation(const HloComputation& computation,
     const HloInstruction* inst = stack.back();
     stack.pop_back();
     if (!live.insert(inst).second) continue;
-    for (const HloInstruction* op : inst->operands()) {
-      if (op != nullptr) stack.push_back(op);
+    for (size_t i = 0; i < inst->operands().size(); ++i) {
+      if (const HloInstruction* op = operandSource(*inst, i)) stack.push_back(op);
     }
   }
   std::unordered_map<const HloInstruction*, Value> values;
@@ -378,7 +412,8 @@ Value Planner::compileComputation(const HloComputation& computation,
     const HloInstruction& inst = *owned;
     if (!live.count(&inst)) continue;
     std::vector<Value> operands;
-    for (const HloInstruction* op : inst.operands()) {
+    for (size_t i = 0; i < inst.operands().size(); ++i) {
+      const HloInstruction* op = operandSource(inst, i);
       auto it = values.find(op);
       if (it == values.end()) {
         fail(inst, "operand '" + (op ? op->name() : std::string("?")) +

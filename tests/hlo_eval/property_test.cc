@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <random>
 
 #include "eval_test_util.h"
+#include "hlo/kernels/copy.h"
 #include "hlo/kernels/scalar.h"
 #include "hlo/random_literal.h"
 #include "support/strings.h"
@@ -58,6 +60,59 @@ TEST(EvalProperties, TransposeOfTransposeIsIdentity) {
                        " transpose(t), dimensions=" + dimsText(inv) + "\n}\n";
     Literal x = randomLiteral(Shape(t, dims), static_cast<uint64_t>(trial));
     EXPECT_LITERAL(eval(text, {x}), x) << text;
+  }
+}
+
+// CopyNest (transposes, broadcasts, reversals; small transposes take the byte-permutation path)
+// against a naive element-by-element copy.
+TEST(EvalProperties, CopyNestMatchesNaiveElementCopy) {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 400; ++trial) {
+    int rank = 1 + static_cast<int>(rng() % 4);
+    const int sizes[] = {1, 2, 4, 8};
+    int elem = sizes[rng() % 4];
+    std::vector<int64_t> src_dims = randomDims(rng, rank, trial % 2 ? 17 : 5);
+    std::vector<int64_t> perm(static_cast<size_t>(rank));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    std::vector<int64_t> rs = rowMajorStrides(src_dims), dims, strides;
+    int64_t base = 0;
+    for (int64_t d : perm) {
+      auto i = static_cast<size_t>(d);
+      dims.push_back(src_dims[i]);
+      int64_t st = rs[i];
+      int kind = static_cast<int>(rng() % 10);
+      if (kind == 0) st = 0;  // broadcast
+      if (kind == 1) {        // reversal
+        base += (src_dims[i] - 1) * st;
+        st = -st;
+      }
+      strides.push_back(st);
+    }
+    int64_t src_n = 1, n = 1;
+    for (int64_t d : src_dims)
+      src_n *= d;
+    for (int64_t d : dims)
+      n *= d;
+    std::vector<uint8_t> src(static_cast<size_t>(src_n * elem));
+    for (uint8_t& b : src)
+      b = static_cast<uint8_t>(rng());
+    std::vector<uint8_t> got(static_cast<size_t>(n * elem), 0xAA), want = got;
+    kernels::CopyNest nest(elem, dims, strides, rowMajorStrides(dims));
+    nest.run(src.data() + base * elem, got.data());
+    std::vector<int64_t> idx(dims.size(), 0);
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t off = base;
+      for (size_t k = 0; k < dims.size(); ++k)
+        off += idx[k] * strides[k];
+      std::memcpy(want.data() + e * elem, src.data() + off * elem, static_cast<size_t>(elem));
+      for (size_t k = dims.size(); k-- > 0;) {
+        if (++idx[k] < dims[k]) break;
+        idx[k] = 0;
+      }
+    }
+    ASSERT_EQ(got, want) << "trial " << trial << " dims " << dimsText(dims) << " strides "
+                         << dimsText(strides) << " elem " << elem;
   }
 }
 
@@ -286,6 +341,57 @@ TEST(EvalProperties, IntegerDotsMatchNaiveLoops) {
       ASSERT_EQ(got.getInt64(static_cast<int64_t>(i)), want[i])
           << dotText(c, lt, rt, PrimitiveType::kS32);
     }
+  }
+}
+
+// Integer dots read exactly widening converts' operands in their narrow types (the int8/int16
+// kernels): against the same dot of the converted values passed as parameters (the general
+// path), bit for bit, with chains of converts and converts that must not be looked through.
+TEST(EvalProperties, IntegerDotsOfWidenedOperandsMatchConvertedParameters) {
+  using P = PrimitiveType;
+  const P narrow[] = {P::kS8, P::kU8, P::kS16, P::kU16, P::kS32, P::kU32};
+  const P wide[] = {P::kS16, P::kS32, P::kU32, P::kS64, P::kU64, P::kS8, P::kU8};
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 120; ++trial) {
+    DotCase c = randomDot(rng, trial < 100 ? 9 : 40);
+    P result = trial % 4 == 3 ? P::kS64 : trial % 4 == 2 ? P::kU32 : P::kS32;
+    // Each operand: a narrow parameter through one or two converts.
+    std::string text = "HloModule m\nENTRY e {\n";
+    std::vector<Literal> args, converted;
+    std::vector<P> final_types;
+    for (int side = 0; side < 2; ++side) {
+      const std::vector<int64_t>& dims = side == 0 ? c.lhs_dims : c.rhs_dims;
+      std::string x = side == 0 ? "a" : "b";
+      P t0 = narrow[rng() % std::size(narrow)];
+      args.push_back(randomLiteral(Shape(t0, dims), 3 * static_cast<uint64_t>(trial) + side));
+      text += x + "0 = " + shapeText(t0, dims) + " parameter(" + std::to_string(side) + ")\n";
+      std::string chain = "HloModule c\nENTRY e {\np = " + shapeText(t0, dims) + " parameter(0)\n";
+      std::string prev = "p";
+      P t = t0;
+      int steps = 1 + static_cast<int>(rng() % 2);
+      for (int k = 1; k <= steps; ++k) {
+        t = wide[rng() % std::size(wide)];
+        std::string name = x + std::to_string(k);
+        text += name + " = " + shapeText(t, dims) + " convert(" + x + std::to_string(k - 1) + ")\n";
+        chain += std::string(k == steps ? "ROOT " : "") + "c" + std::to_string(k) + " = " +
+                 shapeText(t, dims) + " convert(" + prev + ")\n";
+        prev = "c" + std::to_string(k);
+      }
+      converted.push_back(eval(chain + "}\n", {args.back()}));
+      final_types.push_back(t);
+    }
+    std::string dims_attr = ", lhs_batch_dims=" + dimsText(c.dd.lhs_batch) +
+                            ", lhs_contracting_dims=" + dimsText(c.dd.lhs_contracting) +
+                            ", rhs_batch_dims=" + dimsText(c.dd.rhs_batch) +
+                            ", rhs_contracting_dims=" + dimsText(c.dd.rhs_contracting) + "\n}\n";
+    std::string la = "a" + std::to_string(text.find("a2 =") != std::string::npos ? 2 : 1);
+    std::string lb = "b" + std::to_string(text.find("b2 =") != std::string::npos ? 2 : 1);
+    text +=
+        "ROOT d = " + shapeText(result, c.out_dims) + " dot(" + la + ", " + lb + ")" + dims_attr;
+    Literal got = eval(text, {args[0], args[1]});
+    Literal want =
+        eval(dotText(c, final_types[0], final_types[1], result), {converted[0], converted[1]});
+    EXPECT_LITERAL(got, want) << text;
   }
 }
 

@@ -28,10 +28,21 @@ class CopyNest {
   int rank() const { return static_cast<int>(dims_.size()); }
 
  private:
+  // A block of at most 64 bytes whose bytes are permuted (see findBlock); false: none.
+  bool findBlock();
+  void runBlocks(const uint8_t* src, uint8_t* dst) const;
+
   int elem_size_ = 1;
   int64_t count_ = 0;
   std::vector<int64_t> dims_, src_, dst_;  // merged, outermost first
   int tile_dim_ = -1;                      // dimension with unit source stride, tiled with inner
+  // Small transposes (e.g. [16,4] -> [4,16] bytes): the inner dimensions from block_dim_ on read
+  // and write each a contiguous block of block_bytes_, permuted by block_perm_ (destination byte
+  // i <- source byte block_perm_[i]); the outer dimensions step through the blocks.
+  int block_dim_ = -1;
+  int block_bytes_ = 0;
+  std::vector<uint8_t> block_perm_;
+  std::vector<int64_t> block_outer_, block_ss_, block_ds_;  // outer dimensions, byte strides
 };
 
 // Fills `count` elements of `elem_size` bytes at `dst` with the element at `value`.

@@ -187,6 +187,13 @@ inline uint32_t pairOf(const Native<kSrc>* s, int64_t stride, int64_t k, int64_t
   return static_cast<uint32_t>(lo) | (static_cast<uint32_t>(hi) << 16);
 }
 
+// Two s16 values as one 32-bit lane pair (the first in the low half).
+template <P kSrc>
+inline uint32_t pack2(Native<kSrc> lo, Native<kSrc> hi) {
+  return static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int16_t>(lo))) |
+         (static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int16_t>(hi))) << 16);
+}
+
 template <P kSrc>
 void packAPairs(const MatrixView& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
                 uint32_t* dst) {
@@ -197,6 +204,13 @@ void packAPairs(const MatrixView& a, int64_t i0, int64_t mc, int64_t p0, int64_t
     int64_t mr = std::min<int64_t>(kMR, mc - ip);
     for (int64_t r = 0; r < kMR; ++r) {
       const Native<kSrc>* s = src + (i0 + ip + r) * a.row_stride + p0 * a.col_stride;
+      if (r < mr && a.col_stride == 1) {
+        // Rows of contiguous elements: whole pairs without per-element tests.
+        for (int64_t q = 0; q < kc / 2; ++q)
+          dst[q * kMR + r] = pack2<kSrc>(s[2 * q], s[2 * q + 1]);
+        if (kc % 2) dst[(kp - 1) * kMR + r] = pairOf<kSrc>(s + kc - 1, 1, kc - 1, kc);
+        continue;
+      }
       for (int64_t q = 0; q < kp; ++q) {
         dst[q * kMR + r] =
             r < mr ? pairOf<kSrc>(s + 2 * q * a.col_stride, a.col_stride, 2 * q, kc) : 0;
@@ -216,6 +230,15 @@ void packBPairs(const MatrixView& b, int64_t p0, int64_t kc, int64_t j0, int64_t
     int64_t nr = std::min<int64_t>(kN, nc - jp);
     for (int64_t q = 0; q < kp; ++q) {
       const Native<kSrc>* s = src + (p0 + 2 * q) * b.row_stride + (j0 + jp) * b.col_stride;
+      if (b.col_stride == 1 && 2 * q + 1 < kc) {
+        // A panel row pair of contiguous elements: vectorizes.
+        const Native<kSrc>* s1 = s + b.row_stride;
+        for (int64_t j = 0; j < nr; ++j)
+          dst[q * kN + j] = pack2<kSrc>(s[j], s1[j]);
+        for (int64_t j = nr; j < kN; ++j)
+          dst[q * kN + j] = 0;
+        continue;
+      }
       for (int64_t j = 0; j < kN; ++j) {
         dst[q * kN + j] = j < nr ? pairOf<kSrc>(s + j * b.col_stride, b.row_stride, 2 * q, kc) : 0;
       }
