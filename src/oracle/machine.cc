@@ -406,7 +406,7 @@ std::span<uint8_t> Machine::memory(int32_t buffer) {
   if (buffer < 0 || static_cast<size_t>(buffer) >= impl_->state_.buffers.size())
     fail("Machine::memory: no buffer number " + std::to_string(buffer));
   auto& m = impl_->state_.buffers[static_cast<size_t>(buffer)];
-  m.wrote(0, m.size());  // the caller may write anywhere
+  m.wroteAnywhere();  // the caller may write anywhere
   return {m.data(), m.size()};
 }
 

@@ -24,22 +24,47 @@ ZeroedMemory& ZeroedMemory::operator=(ZeroedMemory&& o) noexcept {
     data_ = o.data_;
     size_ = o.size_;
     mapped_ = o.mapped_;
+    anywhere_ = o.anywhere_;
     dirty_lo_ = o.dirty_lo_;
     dirty_hi_ = o.dirty_hi_;
+    pages_ = std::move(o.pages_);
     o.data_ = nullptr;
     o.size_ = 0;
+    o.mapped_ = false;
   }
   return *this;
 }
 
+void ZeroedMemory::clearPages() {
+  for (size_t w = 0; w < pages_.size(); ++w) {
+    uint64_t bits = pages_[w];
+    pages_[w] = 0;
+    while (bits != 0) {  // each run of consecutive written pages is one memset
+      int first = __builtin_ctzll(bits);
+      uint64_t shifted = bits >> first;
+      int run = shifted == ~uint64_t{0} ? 64 - first : __builtin_ctzll(~shifted);
+      size_t lo = ((w << 6) + static_cast<size_t>(first)) << kPageBits;
+      size_t hi = std::min(size_, lo + (static_cast<size_t>(run) << kPageBits));
+      if (lo < hi) std::memset(data_ + lo, 0, hi - lo);
+      bits = run + first >= 64 ? 0 : bits & ~(((uint64_t{1} << run) - 1) << first);
+    }
+  }
+}
+
 void ZeroedMemory::allocate(size_t bytes) {
   size_t lo = dirty_lo_, hi = std::min(dirty_hi_, size_);
+  bool anywhere = anywhere_;
   dirty_lo_ = SIZE_MAX;
   dirty_hi_ = 0;
+  anywhere_ = false;
   if (data_ != nullptr && bytes == size_) {
     if (hi <= lo) return;  // nothing written since it was zero
-    if (hi - lo <= size_ / 2 || !mapped_) {
+    if (!mapped_) {
       std::memset(data_ + lo, 0, hi - lo);
+      return;
+    }
+    if (!anywhere) {
+      clearPages();
       return;
     }
   }
@@ -50,12 +75,14 @@ void ZeroedMemory::allocate(size_t bytes) {
     if (p == MAP_FAILED) fail("cannot allocate " + std::to_string(bytes) + " bytes of memory");
     data_ = static_cast<uint8_t*>(p);
     mapped_ = true;
+    pages_.assign(((bytes >> kPageBits) + 1 + 63) / 64, 0);
   } else {
     size_t rounded = (bytes + 63) / 64 * 64;
     data_ = static_cast<uint8_t*>(std::aligned_alloc(64, rounded));
     if (data_ == nullptr) fail("cannot allocate " + std::to_string(bytes) + " bytes of memory");
     std::memset(data_, 0, rounded);
     mapped_ = false;
+    pages_.clear();
   }
   size_ = bytes;
 }
@@ -68,6 +95,8 @@ void ZeroedMemory::release() {
     std::free(data_);
   data_ = nullptr;
   size_ = 0;
+  mapped_ = false;
+  pages_.clear();
 }
 
 }  // namespace tacit::oracle::detail

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <random>
 
 #include "common/paths.h"
 #include "hlo/random_literal.h"
 #include "oracle/machine.h"
+#include "oracle/memory.h"
 #include "oracle/tasm.h"
 #include "oracle/toy_isa.h"
 #include "taidl/walk.h"
@@ -544,6 +546,32 @@ TEST(Machine, BatchedExecutionMatchesOneAtATimeOnTheShippedAmxKernels) {
     Stats stats;
     runBoth(isa, p, &stats);
     EXPECT_GT(stats.instructions, 0) << name;
+  }
+}
+
+// ZeroedMemory clears the pages written (runs of them crossing bitmap words, the partial last
+// page) and nothing is left behind, round after round; after wroteAnywhere() it maps anew.
+TEST(Machine, ZeroedMemoryClearsEveryWrittenPage) {
+  std::mt19937 rng(9);
+  for (size_t bytes : {size_t{1} << 20 | 100, size_t{300000}, size_t{4096}}) {
+    detail::ZeroedMemory mem(bytes);
+    for (int round = 0; round < 20; ++round) {
+      for (int w = 0; w < 1 + static_cast<int>(rng() % 6); ++w) {
+        size_t lo = rng() % bytes;
+        size_t len = round % 3 == 0 ? rng() % (bytes - lo) + 1 : rng() % 9000 + 1;
+        size_t hi = std::min(bytes, lo + len);
+        std::memset(mem.data() + lo, 0x5a, hi - lo);
+        mem.wrote(lo, hi);
+      }
+      if (round % 7 == 6) {
+        mem.data()[bytes - 1] = 1;
+        mem.wroteAnywhere();
+      }
+      mem.allocate(bytes);
+      ASSERT_EQ(mem.size(), bytes);
+      ASSERT_TRUE(std::all_of(mem.data(), mem.data() + bytes, [](uint8_t x) { return x == 0; }))
+          << bytes << " round " << round;
+    }
   }
 }
 
