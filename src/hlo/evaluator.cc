@@ -253,6 +253,8 @@ void PlanImpl::finalize() {
 
 size_t PlanImpl::workspaceBytes() const {
   size_t n = arena_.size();
+  for (const auto& step : steps)
+    n += step->workspaceBytes();
   for (const auto& sub : sub_plans)
     n += sub->workspaceBytes();
   return n;

@@ -132,6 +132,7 @@ class DotStep final : public Step {
     ws_ = GemmWorkspace(c_.acc, c_.m, c_.n, c_.k);
     if (store_) scratch_ = AlignedBytes(static_cast<size_t>(c_.m * c_.n * byteSize(c_.acc)));
   }
+  size_t workspaceBytes() const override { return ws_.bytes() + scratch_.size(); }
   void run(uint8_t* const* slots) override {
     int le = byteSize(c_.lhs_type), re = byteSize(c_.rhs_type), oe = byteSize(c_.out_type);
     for (int64_t b = 0; b < c_.batch; ++b) {
@@ -305,6 +306,10 @@ class ConvStep final : public Step {
     if (input_nest_)
       input_copy_ = AlignedBytes(static_cast<size_t>(input_elems_ * byteSize(in_type_)));
     out_row_.assign(static_cast<size_t>(chunk_), 0);
+  }
+  size_t workspaceBytes() const override {
+    return ws_.bytes() + kmat_.size() + kclass_.size() + cols_.size() + acc_buf_.size() +
+           input_copy_.size();
   }
 
   void run(uint8_t* const* slots) override {

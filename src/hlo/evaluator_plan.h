@@ -38,6 +38,8 @@ class Step {
   // checkEvaluable).
   virtual void allocate() {}
   virtual void run(uint8_t* const* slots) = 0;
+  // Bytes of workspace the step allocated (GEMM packing buffers, im2col rows, ...).
+  virtual size_t workspaceBytes() const { return 0; }
 };
 
 struct Value {

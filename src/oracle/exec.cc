@@ -202,18 +202,33 @@ void Executor::prepareBatch(Entry& e) {
   }
   if (item > BatchPlan::kMaxItemBytes || !elementwiseOnly(*sp.module)) return;
   auto batch = std::make_unique<BatchPlan>();
-  // The largest batch is compiled now (and must fit); smaller ones when first needed.
-  if (!batchPlan(e, *batch, 5)) return;
-  for (uint32_t r : p.reads)
-    batch->in.emplace_back(static_cast<size_t>(BatchPlan::kMax * e.accesses[r].bytes));
-  for (uint32_t w : p.writes)
-    batch->out.emplace_back(static_cast<size_t>(BatchPlan::kMax * e.accesses[w].bytes));
-  for (hlo::AlignedBytes& b : batch->in)
-    std::memset(b.data(), 0, b.size());
+  // The smallest batch is compiled now (and must fit); larger ones when first needed (every batch
+  // size has the same instructions, only a longer leading dimension).
+  if (!batchPlan(e, *batch, 1)) return;
+  batch->in.resize(p.reads.size());
+  batch->out.resize(p.writes.size());
   batch->in_ptrs.resize(batch->in.size());
   batch->out_ptrs.resize(batch->out.size());
   batch->dst.resize(static_cast<size_t>(BatchPlan::kMax) * p.writes.size());
   e.batch = std::move(batch);
+  growBatch(e, 2);
+}
+
+void Executor::growBatch(Entry& e, int capacity) {
+  BatchPlan& b = *e.batch;
+  const PhasePlan& p = e.phases[0];
+  auto grow = [&](hlo::AlignedBytes& buf, int64_t item) {
+    hlo::AlignedBytes bigger(static_cast<size_t>(capacity * item));
+    // Items past the queued ones are computed too (a batch plan takes 2^k): zeros, not garbage.
+    std::memset(bigger.data(), 0, bigger.size());
+    if (buf.size() > 0) std::memcpy(bigger.data(), buf.data(), buf.size());
+    buf = std::move(bigger);
+  };
+  for (size_t r = 0; r < p.reads.size(); ++r)
+    grow(b.in[r], e.accesses[p.reads[r]].bytes);
+  for (size_t w = 0; w < p.writes.size(); ++w)
+    grow(b.out[w], e.accesses[p.writes[w]].bytes);
+  b.capacity = capacity;
 }
 
 std::unique_ptr<Entry> Executor::build(int32_t instruction, const taidl::SpecKey& key,
@@ -266,6 +281,28 @@ std::unique_ptr<Entry> Executor::build(int32_t instruction, const taidl::SpecKey
       e->flows.push_back({s, a.buffer, a.bytes});
   }
   return e;
+}
+
+size_t Executor::planBytes() const {
+  size_t n = 0;
+  auto sum = [&](const std::vector<hlo::AlignedBytes>& v) {
+    for (const hlo::AlignedBytes& b : v)
+      n += b.size();
+  };
+  for (const auto& [key, e] : cache_) {
+    for (const PhasePlan& p : e->phases) {
+      if (p.plan) n += p.plan->workspaceBytes();
+      sum(p.stage_in);
+      sum(p.stage_out);
+      sum(p.carried);
+    }
+    if (!e->batch) continue;
+    for (const auto& plan : e->batch->plans)
+      n += plan ? plan->workspaceBytes() : 0;
+    sum(e->batch->in);
+    sum(e->batch->out);
+  }
+  return n;
 }
 
 Entry& Executor::entry(int32_t instruction, const taidl::SpecKey& key,
@@ -342,6 +379,7 @@ void Executor::enqueue(Entry& e, State& state) {
   BatchPlan& b = *e.batch;
   const PhasePlan& p = e.phases[0];
   queue_entry_ = &e;
+  if (queued_ == b.capacity) growBatch(e, 2 * b.capacity);  // buffers grow with the batches used
   auto i = static_cast<size_t>(queued_);
   for (size_t r = 0; r < p.reads.size(); ++r) {
     const AccessPlan& a = e.accesses[p.reads[r]];

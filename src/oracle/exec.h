@@ -55,7 +55,8 @@ struct BatchPlan {
   static constexpr int64_t kMaxItemBytes = 1024;         // bytes read + written per execution
   std::vector<std::unique_ptr<hlo::HloModule>> modules;  // per batch size, kept for the plans
   std::unique_ptr<hlo::EvalPlan> plans[6];               // batch 2^k, k = 1..5 ([0] unused)
-  std::vector<hlo::AlignedBytes> in, out;                // kMax items per read / write
+  std::vector<hlo::AlignedBytes> in, out;                // `capacity` items per read / write
+  int capacity = 0;                                      // a power of two, at most kMax
   std::vector<const void*> in_ptrs;
   std::vector<void*> out_ptrs;
   std::vector<uint8_t*> dst;  // per queued item and write: where the result goes
@@ -102,6 +103,8 @@ class Executor {
   // The entry for `key` (built and compiled on the first use).
   Entry& entry(int32_t instruction, const taidl::SpecKey& key, const taidl::CallSite& site);
   size_t entries() const { return cache_.size(); }
+  // Bytes the compiled entries keep: plans' arenas and workspaces, staging, batch buffers.
+  size_t planBytes() const;
   template <typename F>
   void forEachEntry(F&& f) {
     for (auto& [key, e] : cache_)
@@ -130,6 +133,7 @@ class Executor {
   void runNow(Entry& e, State& state);
   void prepareBatch(Entry& e);
   bool batchPlan(const Entry& e, BatchPlan& batch, int k);  // compiles batch size 2^k
+  void growBatch(Entry& e, int capacity);                   // batch buffers for `capacity` items
   bool conflicts(const Entry& e) const;
   void enqueue(Entry& e, State& state);
 

@@ -402,6 +402,14 @@ const Stats& Machine::stats() const {
   return impl_->stats();
 }
 
+MemoryUse Machine::memoryUse() const {
+  MemoryUse u;
+  for (const detail::ZeroedMemory& m : impl_->state_.buffers)
+    u.state_bytes += static_cast<int64_t>(m.residentBytes());
+  u.plan_bytes = static_cast<int64_t>(impl_->exec_.planBytes());
+  return u;
+}
+
 std::span<uint8_t> Machine::memory(int32_t buffer) {
   if (buffer < 0 || static_cast<size_t>(buffer) >= impl_->state_.buffers.size())
     fail("Machine::memory: no buffer number " + std::to_string(buffer));

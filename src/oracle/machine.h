@@ -84,6 +84,15 @@ struct Stats {
   std::string text(const taidl::Isa& isa) const;
 };
 
+// The memory a Machine holds (Machine::memoryUse()).
+struct MemoryUse {
+  // HBM and every buffer: of a large buffer (an anonymous mapping) only the pages in memory.
+  int64_t state_bytes = 0;
+  // The compiled specialisations' data: plan arenas (temporaries, constants), kernel workspaces,
+  // staging and batch buffers. Not counted: code, the Isa, the program, the plans' bookkeeping.
+  int64_t plan_bytes = 0;
+};
+
 class Machine {
  public:
   explicit Machine(const taidl::Isa& isa, RunOptions options = {});
@@ -104,6 +113,7 @@ class Machine {
   std::span<uint8_t> memory(int32_t buffer);
   std::span<int64_t> registers();
   const Stats& stats() const;
+  MemoryUse memoryUse() const;
 
   // Executes one instruction or macro call now (attrs in declaration order).
   void call(std::string_view unit, std::span<const int64_t> attrs);

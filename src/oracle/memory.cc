@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "support/diagnostic.h"
 
@@ -85,6 +86,17 @@ void ZeroedMemory::allocate(size_t bytes) {
     pages_.clear();
   }
   size_ = bytes;
+}
+
+size_t ZeroedMemory::residentBytes() const {
+  if (!mapped_ || data_ == nullptr) return size_;
+  size_t page = size_t{1} << kPageBits;
+  std::vector<unsigned char> in((size_ + page - 1) / page);
+  if (mincore(data_, size_, in.data()) != 0) return size_;
+  size_t n = 0;
+  for (unsigned char c : in)
+    n += c & 1;
+  return std::min(size_, n * page);
 }
 
 void ZeroedMemory::release() {

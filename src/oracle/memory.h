@@ -53,6 +53,8 @@ class ZeroedMemory {
   uint8_t* data() { return data_; }
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
+  // Bytes in memory: of a mapping, its resident pages (mincore); otherwise size().
+  size_t residentBytes() const;
 
  private:
   static constexpr int kPageBits = 12;
