@@ -61,8 +61,10 @@ bool CandidateExtractor::allowed(NodeId n, uint32_t ctx) const {
     // concatenation of stored parts. An input, a constant or a slice of another value lives
     // elsewhere, and naming it would leave the result region unwritten.
     if (e.op() == ir_.piiOp()) return ir_.piiDesc(e.attr()).buffer == 0;
+    if (e.op() == ir_.overlayOp()) return true;  // block writes into the region
     return ir_.opcodeOf(e.op()) == HloOpcode::kConcatenate && allowed(n, 0);
   }
+  if (e.op() == ir_.overlayOp()) return isa_.buffers[ctx].is_hbm;
   if (e.op() == ir_.piiOp()) return ir_.piiDesc(e.attr()).buffer == static_cast<int>(ctx);
   if (e.op() == ir_.inputOp() || e.op() == ir_.undefOp()) return ctx == 0;
   auto opcode = ir_.opcodeOf(e.op());
@@ -119,7 +121,11 @@ void CandidateExtractor::rematerializeInPlaceOperands(
     if (operands[k] < 0 || !readsInPlace(c, k)) continue;
     const PiiValue v = graph.values[static_cast<size_t>(operands[k])];
     const PiiNode& producer = graph.nodes[static_cast<size_t>(v.producer)];
-    if (producer.kind != PiiKind::kCall || !producer.operands.empty()) continue;
+    // Undefined regions too: the greedy graph shares one per (class, buffer), but each region a
+    // store rewrites in place is its own.
+    bool source = producer.kind == PiiKind::kUndef ||
+                  (producer.kind == PiiKind::kCall && producer.operands.empty());
+    if (!source) continue;
     PiiNode copy = producer;
     std::fill(copy.outputs.begin(), copy.outputs.end(), -1);
     int32_t index = static_cast<int32_t>(graph.nodes.size());
@@ -131,8 +137,8 @@ void CandidateExtractor::rematerializeInPlaceOperands(
   }
 }
 
-// Removes calls without operands whose values nobody uses (the originals rematerialisation
-// replaced), renumbering nodes and values.
+// Removes calls without operands and undefined regions whose values nobody uses (the originals
+// rematerialisation replaced), renumbering nodes and values.
 void CandidateExtractor::dropDeadSources(PiiGraph& graph,
                                          std::vector<std::pair<NodeId, uint32_t>>* origins) const {
   std::vector<int32_t> uses(graph.values.size(), 0);
@@ -146,7 +152,7 @@ void CandidateExtractor::dropDeadSources(PiiGraph& graph,
   PiiGraph out;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const PiiNode& n = graph.nodes[i];
-    bool used = n.kind != PiiKind::kCall || !n.operands.empty();
+    bool used = (n.kind != PiiKind::kCall && n.kind != PiiKind::kUndef) || !n.operands.empty();
     for (int32_t v : n.outputs)
       used |= v >= 0 && uses[static_cast<size_t>(v)] > 0;
     if (!used) continue;
@@ -189,7 +195,7 @@ int32_t CandidateExtractor::copyWriter(PiiGraph& graph, int32_t value,
                                        std::vector<std::pair<NodeId, uint32_t>>* origins) const {
   const PiiValue v = graph.values[static_cast<size_t>(value)];
   PiiNode copy = graph.nodes[static_cast<size_t>(v.producer)];
-  if (copy.kind == PiiKind::kConcatView) {
+  if (copy.kind == PiiKind::kConcatView || copy.kind == PiiKind::kOverlayView) {
     for (int32_t& part : copy.operands)
       part = copyWriter(graph, part, origins);
   }
@@ -235,6 +241,10 @@ PiiGraph CandidateExtractor::toGraph(const egraph::Term& t,
     } else if (tn.op == ir_.undefOp()) {
       // Every undefined region is its own value: an overwriting store works in place on it.
       key = Key{-2, static_cast<int32_t>(i), {}, tn.attr.value, tn.context, operands};
+    } else if (tn.op == ir_.overlayOp()) {
+      // The writes of a region are its own: another overlay of the same calls would place them
+      // twice.
+      key = Key{-3, 0, {}, tn.attr.value, 0, operands};
     } else {
       key = Key{-1, 0, {}, tn.attr.value, tn.context, operands};
     }
@@ -261,6 +271,11 @@ PiiGraph CandidateExtractor::toGraph(const egraph::Term& t,
       } else if (tn.op == ir_.undefOp()) {
         node.kind = PiiKind::kUndef;
         node.outputs.assign(1, -1);
+      } else if (tn.op == ir_.overlayOp()) {
+        node.kind = PiiKind::kOverlayView;
+        node.outputs.assign(1, -1);
+        for (const OverlayPart& part : ir_.overlayDesc(tn.attr).parts)
+          node.part_offsets.push_back(part.at);
       } else {
         const OpDesc& d = ir_.opDesc(tn.attr);
         node.outputs.assign(1, -1);

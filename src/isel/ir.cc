@@ -12,7 +12,7 @@ namespace {
 using hlo::HloOpcode;
 using hlo::PrimitiveType;
 
-enum Tag : uint8_t { kTagOp = 1, kTagPii = 2, kTagInput = 3 };
+enum Tag : uint8_t { kTagOp = 1, kTagPii = 2, kTagInput = 3, kTagOverlay = 4 };
 
 void writeShape(egraph::AttrWriter& w, const hlo::Shape& s) {
   w.u8(static_cast<uint8_t>(s.elementType())).ints(s.dims());
@@ -127,6 +127,17 @@ std::string encodePiiBytes(const PiiDesc& d) {
 std::string encodeInputBytes(const InputDesc& d) {
   egraph::AttrWriter w;
   w.u8(kTagInput).i64(d.parameter).i64(d.bytes);
+  return std::string(w.bytes());
+}
+
+std::string encodeOverlayBytes(const OverlayDesc& d) {
+  egraph::AttrWriter w;
+  w.u8(kTagOverlay).i64(d.bytes).i64(static_cast<int64_t>(d.parts.size()));
+  for (const OverlayPart& p : d.parts) {
+    w.i64(p.at).i64(p.block.offset).i64(static_cast<int64_t>(p.block.dims.size()));
+    for (const ViewDim& v : p.block.dims)
+      w.i64(v.extent).i64(v.stride);
+  }
   return std::string(w.bytes());
 }
 
@@ -247,6 +258,7 @@ IrLanguage::IrLanguage() : lang_(std::make_shared<egraph::Language>()) {
   pii_op_ = lang_->addOp("pii", egraph::kVariadic);
   results_op_ = lang_->addOp("results", egraph::kVariadic);
   undef_op_ = lang_->addOp("undef", 0);
+  overlay_op_ = lang_->addOp("overlay", egraph::kVariadic);
   opcode_.resize(lang_->opCount());
   lang_->setAttrFormatter(
       [this](const egraph::Language&, OpId op, AttrId attr) { return describe(op, attr); });
@@ -307,6 +319,22 @@ AttrId IrLanguage::encode(const InputDesc& desc) {
   return id;
 }
 
+AttrId IrLanguage::encode(const OverlayDesc& desc) {
+  AttrId id = lang_->attrs().intern(encodeOverlayBytes(desc));
+  Decoded d;
+  d.kind = Decoded::kOverlay;
+  d.overlay = std::make_unique<OverlayDesc>(desc);
+  d.shape = hlo::Shape(PrimitiveType::kU8, {desc.bytes});
+  remember(id, std::move(d));
+  return id;
+}
+
+const OverlayDesc& IrLanguage::overlayDesc(AttrId attr) const {
+  const Decoded& d = decoded(attr);
+  if (d.kind != Decoded::kOverlay) throw std::logic_error("isel: not an overlay attribute");
+  return *d.overlay;
+}
+
 const OpDesc& IrLanguage::opDesc(AttrId attr) const {
   const Decoded& d = decoded(attr);
   if (d.kind != Decoded::kOp) throw std::logic_error("isel: not an operator attribute");
@@ -331,6 +359,7 @@ const hlo::Shape& IrLanguage::shapeOf(OpId op, AttrId attr) const {
     static const hlo::Shape kTuple = hlo::Shape::tuple({});
     return kTuple;
   }
+  if (op == overlay_op_) return decoded(attr).shape;
   if (op == input_op_) {
     static thread_local hlo::Shape bytes;
     bytes = hlo::Shape(PrimitiveType::kU8, {inputDesc(attr).bytes});
@@ -346,6 +375,11 @@ std::string IrLanguage::describe(OpId op, AttrId attr) const {
   }
   if (op == results_op_) return "results";
   if (op == undef_op_) return "undef " + opDesc(attr).shape.str();
+  if (op == overlay_op_) {
+    const OverlayDesc& o = overlayDesc(attr);
+    return "overlay u8[" + std::to_string(o.bytes) + "] at {" +
+           joinWith(o.parts, ",", [](const OverlayPart& p) { return std::to_string(p.at); }) + "}";
+  }
   if (op == pii_op_) {
     const PiiDesc& p = piiDesc(attr);
     return "unit" + std::to_string(p.unit) + "(" + join(p.alpha, ",") + ")#" +
@@ -390,7 +424,8 @@ egraph::DidMerge ShapeAnalysis::merge(hlo::Shape& into, hlo::Shape from) {
 }
 
 uint8_t ConstAnalysis::make(const egraph::EGraph& g, const egraph::ENode& node) {
-  if (node.op() == ir_.inputOp() || node.op() == ir_.undefOp()) return false;
+  if (node.op() == ir_.inputOp() || node.op() == ir_.undefOp() || node.op() == ir_.overlayOp())
+    return false;
   for (ClassId c : node.children()) {
     if (!data(g.find(c))) return false;
   }

@@ -17,6 +17,7 @@
 #include "egraph/egraph.h"
 #include "egraph/language.h"
 #include "hlo/instruction.h"
+#include "isel/view.h"
 
 namespace tacit::isel {
 
@@ -58,6 +59,22 @@ struct InputDesc {
   int64_t bytes = 0;
 };
 
+// One part of an overlay: the bytes of the operand at the positions `block` (a strided view of the
+// operand's bytes) are the result's bytes at `at` + those positions.
+struct OverlayPart {
+  int64_t at = 0;
+  StridedView block;
+  friend bool operator==(const OverlayPart&, const OverlayPart&) = default;
+};
+
+// An HBM region assembled by instructions that each write one block of it and leave the rest of
+// the region they rewrite as it was (read-modify-write moves such as a pitched store): the
+// blocks partition the result's bytes (region_write.h states and checks the conditions).
+struct OverlayDesc {
+  int64_t bytes = 0;
+  std::vector<OverlayPart> parts;  // one per operand
+};
+
 // The HLO opcodes isel models (the others are rejected when a kernel is imported).
 bool iselSupports(hlo::HloOpcode op);
 
@@ -77,15 +94,19 @@ class IrLanguage {
   // A value whose content does not matter (the old content of an HBM region an instruction
   // overwrites completely). Its attribute is the type (an OpDesc of opcode kUnknown).
   OpId undefOp() const { return undef_op_; }
+  // An HBM region written block by block (OverlayDesc); its operands are the writing piis.
+  OpId overlayOp() const { return overlay_op_; }
   bool isHloOp(OpId op) const { return opcodeOf(op).has_value(); }
 
   AttrId encode(const OpDesc& desc);
   AttrId encode(const PiiDesc& desc);
   AttrId encode(const InputDesc& desc);
+  AttrId encode(const OverlayDesc& desc);
   // Decoded views; the reference stays valid for the language's lifetime.
   const OpDesc& opDesc(AttrId attr) const;
   const PiiDesc& piiDesc(AttrId attr) const;
   const InputDesc& inputDesc(AttrId attr) const;
+  const OverlayDesc& overlayDesc(AttrId attr) const;
 
   // The result type of any e-node of this language.
   const hlo::Shape& shapeOf(OpId op, AttrId attr) const;
@@ -94,10 +115,12 @@ class IrLanguage {
 
  private:
   struct Decoded {
-    enum Kind : uint8_t { kNone, kOp, kPii, kInput } kind = kNone;
+    enum Kind : uint8_t { kNone, kOp, kPii, kInput, kOverlay } kind = kNone;
     std::unique_ptr<OpDesc> op;
     std::unique_ptr<PiiDesc> pii;
     std::unique_ptr<InputDesc> input;
+    std::unique_ptr<OverlayDesc> overlay;
+    hlo::Shape shape;  // kOverlay: u8[bytes]
   };
   void remember(AttrId id, Decoded d);
   const Decoded& decoded(AttrId id) const;
@@ -105,7 +128,7 @@ class IrLanguage {
   std::shared_ptr<egraph::Language> lang_;
   std::vector<OpId> op_for_opcode_;                    // by HloOpcode
   std::vector<std::optional<hlo::HloOpcode>> opcode_;  // by OpId
-  OpId input_op_, pii_op_, results_op_, undef_op_;
+  OpId input_op_, pii_op_, results_op_, undef_op_, overlay_op_;
   std::vector<Decoded> decoded_;  // by AttrId
 };
 

@@ -65,6 +65,12 @@ ClassId IrBuilder::undef(const hlo::Shape& type) {
   return g_.add(ir_.undefOp(), ir_.encode(d));
 }
 
+ClassId IrBuilder::overlay(const OverlayDesc& desc, std::span<const ClassId> writers) {
+  if (writers.size() != desc.parts.size())
+    throw std::logic_error("isel: an overlay needs one writer per part");
+  return g_.add(ir_.overlayOp(), ir_.encode(desc), writers);
+}
+
 ClassId IrBuilder::unary(HloOpcode op, ClassId x) {
   OpDesc d;
   d.opcode = op;

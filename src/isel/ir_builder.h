@@ -23,6 +23,7 @@ class IrBuilder {
 
   ClassId constant(hlo::Literal literal);
   ClassId undef(const hlo::Shape& type);
+  ClassId overlay(const OverlayDesc& desc, std::span<const ClassId> writers);
   ClassId unary(hlo::HloOpcode op, ClassId x);
   ClassId binary(hlo::HloOpcode op, ClassId a, ClassId b);
   ClassId convert(ClassId x, hlo::PrimitiveType type);

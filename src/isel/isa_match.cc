@@ -1,4 +1,5 @@
 #include "isel/isa_match.h"
+#include "isel/isa_match_state.h"
 
 #include <map>
 #include <numeric>
@@ -6,6 +7,8 @@
 
 #include "hlo/builder.h"
 #include "isel/passes.h"
+#include "isel/pattern_view.h"
+#include "isel/view_index.h"
 #include "taidl/ops.h"
 
 namespace tacit::isel {
@@ -226,51 +229,6 @@ bool AlphaSolver::settle() {
 }
 
 // ---- matching -------------------------------------------------------------------------------
-
-// How a pattern node was matched when it was not matched to an e-node of its own opcode.
-enum Skip : uint8_t {
-  kMatched = 0,
-  kIdentityOp = 1,       // an operator that α makes the identity (pad by zeros, full slice, ...)
-  kIdentityElement = 2,  // add/subtract/multiply/... with its identity element as other operand
-  kIdentityDot =
-      3,           // an integer dot with an identity matrix as one operand (ACT's x -> dot(x, eye))
-  kOverwrite = 4,  // a dynamic-update-slice whose update covers its operand: the update
-};
-
-struct IsaMatcher::State {
-  std::vector<ClassId> cls;
-  std::vector<NodeId> enode;
-  std::vector<uint8_t> skipped;
-  AlphaSolver alpha;
-  std::vector<std::pair<int32_t, int32_t>>
-      identity_dots;                  // (dot node, operand that is the identity)
-  std::vector<int32_t> undef_leaves;  // leaves whose value does not matter (overwritten regions)
-  // Input leaves phase 1 supplies as a splat of an operator's identity element (an accumulator
-  // input of `acc + dot(...)` matched against a plain dot: the accumulator starts at zero).
-  std::vector<std::pair<int32_t, int64_t>> identity_leaves;
-  // Set when the movement chains were decided as strided views (pattern_view.h) rather than as
-  // identities: their pads and slices need not be identities for α.
-  bool views_checked = false;
-  // A pitched load: its input is bytes [offset, offset + bytes) of the byte vector `base`.
-  ClassId view_base;
-  int64_t view_offset = 0, view_bytes = 0;
-
-  // The empty state for matching pattern p of unit u.
-  static State start(const UnitPattern& p, const Unit& u) {
-    size_t n = p.nodes.size();
-    return State{std::vector<ClassId>(n),
-                 std::vector<NodeId>(n),
-                 std::vector<uint8_t>(n, 0),
-                 AlphaSolver(u.num_attrs, u.num_alpha),
-                 {},
-                 {},
-                 {},
-                 false,
-                 ClassId(),
-                 0,
-                 0};
-  }
-};
 
 struct IsaMatcher::Accepted {
   int32_t pattern;
@@ -725,13 +683,10 @@ ClassId IsaMatcher::invertChain(const UnitPattern& p, const std::vector<int32_t>
   return cur;
 }
 
-ClassId IsaMatcher::construct(const UnitPattern& p, const State& matched) {
-  State s = matched;
+// The classes of the unit's inputs for a match: identity matrices and splats the match assumed
+// become constants, overwritten regions undefined values, the others their inverted chains.
+std::vector<ClassId> IsaMatcher::constructInputs(const UnitPattern& p, State& s) {
   taidl::EvalEnv env = s.alpha.env();
-  hlo::HloModule scratch("reducers");
-  taidl::ReducerFn reducer = [&](HloOpcode op, hlo::PrimitiveType t) {
-    return hlo::addScalarReducer(scratch, op, t);
-  };
   // Identity matrices the match assumed: they become constants (loaded like any other operand).
   for (auto [dot, k] : s.identity_dots) {
     int32_t leaf = p.nodes[static_cast<size_t>(dot)].children[static_cast<size_t>(k)];
@@ -762,6 +717,17 @@ ClassId IsaMatcher::construct(const UnitPattern& p, const State& matched) {
       inputs.push_back(invertChain(p, in.chain, s.cls[static_cast<size_t>(in.leaf)], s));
     }
   }
+  return inputs;
+}
+
+ClassId IsaMatcher::construct(const UnitPattern& p, const State& matched) {
+  State s = matched;
+  taidl::EvalEnv env = s.alpha.env();
+  hlo::HloModule scratch("reducers");
+  taidl::ReducerFn reducer = [&](HloOpcode op, hlo::PrimitiveType t) {
+    return hlo::addScalarReducer(scratch, op, t);
+  };
+  std::vector<ClassId> inputs = constructInputs(p, s);
   ClassId result = s.cls[static_cast<size_t>(p.skeleton_root)];
   for (auto it = p.out_chain.rbegin(); it != p.out_chain.rend(); ++it) {
     const SymOp& q = p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(*it)].op)];
@@ -833,12 +799,85 @@ bool IsaMatcher::tryPureMovement(int32_t pattern, ClassId t) {
   return true;
 }
 
+// The α slot a partial match left unknown, if exactly one is.
+std::optional<int32_t> IsaMatcher::singleUnknown(const UnitPattern& p, const AlphaSolver& a) const {
+  const Unit& u = units_.units[static_cast<size_t>(p.unit)];
+  if (a.knownCount() != u.num_alpha - 1) return std::nullopt;
+  for (int32_t slot = 0; slot < u.num_alpha; ++slot) {
+    if (!a.known(slot)) return slot;
+  }
+  return std::nullopt;
+}
+
+static bool chainHasPadOrSlice(const UnitPattern& p, const std::vector<int32_t>& chain) {
+  for (int32_t n : chain) {
+    const PatternNode& pn = p.nodes[static_cast<size_t>(n)];
+    if (pn.input < 0 && isIdentityLink(p.sym->ops[static_cast<size_t>(pn.op)].opcode)) return true;
+  }
+  return false;
+}
+
+// A pitched load: the pattern's whole chain (pad, reshape, slice, ...) is a strided view of its
+// input's bytes. Where the class t is that view of a byte vector of the kernel (a column block of a
+// row-major matrix in HBM), the unit loads t from the bytes the view spans, with the α (the pitch)
+// that makes the two views equal.
+bool IsaMatcher::tryStridedLoad(int32_t pattern, ClassId t) {
+  const UnitPattern& p = units_.patterns[static_cast<size_t>(pattern)];
+  std::vector<int32_t> chain = p.out_chain;
+  chain.push_back(p.skeleton_root);
+  if (!chainHasPadOrSlice(p, chain)) return false;
+  const Unit& u = units_.units[static_cast<size_t>(p.unit)];
+  State s = State::start(p, u);
+  const SymOp& root = p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(p.root)].op)];
+  if (!unifyType(root.type, b_.shape(t), s.alpha) || !s.alpha.settle()) return false;
+  std::optional<int32_t> slot = singleUnknown(p, s.alpha);
+  if (!slot) return false;
+  auto view_at = [&](int64_t x) -> std::optional<StridedView> {
+    AlphaSolver a = s.alpha;
+    a.bind(*slot, x);
+    std::optional<ChainView> cv = chainView(p, chain, a.env());
+    if (!cv || !cv->exact()) return std::nullopt;
+    return cv->view;
+  };
+  bool any = false;
+  std::vector<BaseView> views = views_->views(t);  // a copy: construction comes later
+  for (const BaseView& bv : views) {
+    if (bv.base == t || !bv.exact() || !isByteVector(b_.shape(bv.base))) continue;
+    std::optional<int64_t> x = solveSlot(view_at, bv.view);
+    if (!x) continue;
+    State m = s;
+    m.alpha.bind(*slot, *x);
+    std::optional<ChainView> cv = chainView(p, chain, m.alpha.env());
+    int64_t in_bytes = taidl::evalType(p.sym->inputs[0].type, m.alpha.env()).byteSize();
+    int64_t offset = bv.view.offset - cv->view.offset;
+    if (offset < 0 || offset + in_bytes > b_.shape(bv.base).byteSize()) continue;
+    m.cls[static_cast<size_t>(p.root)] = t;
+    m.views_checked = true;
+    m.view_base = bv.base;
+    m.view_offset = offset;
+    m.view_bytes = in_bytes;
+    if (std::string why = verify(p, m); !why.empty()) {
+      fail(pattern, t, why);
+      continue;
+    }
+    accepted_.push_back({pattern, std::move(m)});
+    any = true;
+  }
+  return any;
+}
+
+// The bytes a pitched load reads: a slice of the byte vector its view is over.
+ClassId IsaMatcher::viewInput(const State& s) {
+  if (s.view_offset == 0 && s.view_bytes == b_.shape(s.view_base).byteSize()) return s.view_base;
+  return b_.slice(s.view_base, {hlo::SliceDim{s.view_offset, s.view_offset + s.view_bytes, 1}});
+}
+
 ClassId IsaMatcher::constructPureMovement(const UnitPattern& p, const State& s) {
   const Unit& u = units_.units[static_cast<size_t>(p.unit)];
   ClassId t = s.cls[static_cast<size_t>(p.root)];
   std::vector<int32_t> chain = p.out_chain;
   chain.push_back(p.skeleton_root);
-  ClassId input = invertChain(p, chain, t, s);
+  ClassId input = s.view_base.valid() ? viewInput(s) : invertChain(p, chain, t, s);
   PiiDesc pii;
   pii.unit = p.unit;
   pii.case_index = p.case_index;
@@ -856,6 +895,8 @@ size_t IsaMatcher::run() {
   failure_counts_.clear();
   accepted_.clear();
   egraph::EGraph& g = b_.egraph();
+  ViewIndex views(g, b_);
+  views_ = &views;
   std::vector<ClassId> classes(g.classes().begin(), g.classes().end());
   // Match everything on the clean e-graph first, then construct (construction adds nodes).
   for (size_t pi = 0; pi < units_.patterns.size(); ++pi) {
@@ -869,6 +910,7 @@ size_t IsaMatcher::run() {
         continue;
       if (p.pure_movement) {
         tryPureMovement(static_cast<int32_t>(pi), c);
+        tryStridedLoad(static_cast<int32_t>(pi), c);
         continue;
       }
       // Every class of the right type is a candidate: the root may match by an identity skip.
@@ -888,6 +930,7 @@ size_t IsaMatcher::run() {
     }
   }
   accepted_.clear();
+  views_ = nullptr;
   unions += g.nodeCount() - before;
   return unions;
 }

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -63,6 +64,8 @@ struct MatchFailure {
   std::string reason;
 };
 
+class ViewIndex;
+
 class IsaMatcher {
  public:
   IsaMatcher(const taidl::Isa& isa, const UnitSet& units, IrBuilder& b);
@@ -72,6 +75,12 @@ class IsaMatcher {
   // Returns the number of e-graph changes.
   size_t run();
 
+  // Kernel results written block by block (region_write.cc): a result region (u8[N], the row-major
+  // bytes of a class built by concatenations) whose blocks an instruction can each write into the
+  // region with a read-modify-write (a pitched store: a dynamic-update-slice of the old region,
+  // read in place) becomes an `overlay` of those writes. Returns the number of e-graph changes.
+  size_t writeRegions(const std::vector<ClassId>& regions);
+
   // Failures recorded by the last run() for patterns whose skeleton root operator matched
   // (bounded: the first few per class).
   const std::vector<MatchFailure>& failures() const { return failures_; }
@@ -79,8 +88,20 @@ class IsaMatcher {
  private:
   struct State;
   struct Accepted;
+  struct RegionWrite {
+    ClassId writer;
+    OverlayPart part;
+  };
+  bool collectWrites(ClassId c, const std::vector<int64_t>& starts, const hlo::Shape& whole,
+                     int depth, std::vector<RegionWrite>& out);
+  std::optional<RegionWrite> findWriter(int32_t pattern, ClassId c, const StridedView& block,
+                                        int64_t region_bytes);
+  std::optional<size_t> rewrittenInput(const UnitPattern& p) const;
   bool tryPattern(int32_t pattern, ClassId x);
   bool tryPureMovement(int32_t pattern, ClassId t);
+  bool tryStridedLoad(int32_t pattern, ClassId t);
+  std::optional<int32_t> singleUnknown(const UnitPattern& p, const AlphaSolver& a) const;
+  ClassId viewInput(const State& s);
   ClassId constructPureMovement(const UnitPattern& p, const State& s);
   void matchNode(const UnitPattern& p, int32_t node, ClassId c, State& s,
                  const std::function<void(State&)>& cont);
@@ -97,6 +118,7 @@ class IsaMatcher {
       const UnitPattern& p, int32_t node, const State& s, const taidl::EvalEnv& env,
       const std::function<hlo::HloComputation*(hlo::HloOpcode, hlo::PrimitiveType)>& reducer) const;
   ClassId construct(const UnitPattern& p, const State& s);
+  std::vector<ClassId> constructInputs(const UnitPattern& p, State& s);
   ClassId invertChain(const UnitPattern& p, const std::vector<int32_t>& chain, ClassId top,
                       const State& s);
   void fail(int32_t pattern, ClassId c, std::string reason);
@@ -108,6 +130,7 @@ class IsaMatcher {
   // Failures recorded per (pattern, class), so that fail() stays O(1) on large e-graphs.
   std::unordered_map<uint64_t, uint32_t> failure_counts_;
   std::vector<Accepted> accepted_;
+  ViewIndex* views_ = nullptr;  // during run()
 };
 
 }  // namespace tacit::isel

@@ -8,61 +8,12 @@
 #include "hlo/evaluator.h"
 #include "isel/to_hlo.h"
 #include "isel/view.h"
+#include "isel/view_index.h"
 
 namespace tacit::isel {
 namespace {
 
 using hlo::HloOpcode;
-
-struct BaseView {
-  ClassId base;
-  StridedView view;
-  friend bool operator==(const BaseView&, const BaseView&) = default;
-};
-
-constexpr size_t kMaxViewsPerClass = 8;
-
-class ViewIndex {
- public:
-  ViewIndex(const egraph::EGraph& g, IrBuilder& b) : g_(g), b_(b) {}
-
-  const std::vector<BaseView>& views(ClassId c) {
-    c = g_.find(c);
-    auto it = memo_.find(c.value);
-    if (it != memo_.end()) return it->second;
-    std::vector<BaseView> result{{c, StridedView::identity(b_.shape(c).byteSize())}};
-    if (!visiting_.insert(c.value).second) return memo_[c.value] = result;  // cycle: identity only
-    for (NodeId n : g_.nodes(c)) {
-      egraph::ENode e = g_.node(n);
-      auto opcode = b_.ir().opcodeOf(e.op());
-      if (!opcode || !isMovement(*opcode)) continue;
-      ClassId child = g_.find(e.child(0));
-      std::vector<BaseView> child_views = views(child);  // copy: the memo may rehash
-      const OpDesc& d = b_.ir().opDesc(e.attr());
-      for (const BaseView& bv : child_views) {
-        if (bv.base == c) continue;
-        auto v = applyMovement(bv.view, b_.shape(child), *opcode, d.attrs, d.shape);
-        if (!v) continue;
-        BaseView candidate{bv.base, std::move(*v)};
-        if (std::find(result.begin(), result.end(), candidate) == result.end())
-          result.push_back(candidate);
-      }
-    }
-    // Deterministic cap: keep the identity and the views of the oldest bases.
-    std::stable_sort(result.begin() + 1, result.end(), [](const BaseView& a, const BaseView& x) {
-      return a.base.value < x.base.value;
-    });
-    if (result.size() > kMaxViewsPerClass) result.resize(kMaxViewsPerClass);
-    visiting_.erase(c.value);
-    return memo_[c.value] = result;
-  }
-
- private:
-  const egraph::EGraph& g_;
-  IrBuilder& b_;
-  std::unordered_map<uint32_t, std::vector<BaseView>> memo_;
-  std::unordered_set<uint32_t> visiting_;
-};
 
 std::string viewKey(ClassId base, const hlo::Shape& type, const StridedView& v) {
   egraph::AttrWriter w;
@@ -70,10 +21,6 @@ std::string viewKey(ClassId base, const hlo::Shape& type, const StridedView& v) 
   for (const ViewDim& d : v.dims)
     w.i64(d.extent).i64(d.stride);
   return std::string(w.bytes());
-}
-
-bool isByteVector(const hlo::Shape& s) {
-  return s.elementType() == hlo::PrimitiveType::kU8 && s.rank() == 1;
 }
 
 }  // namespace
@@ -100,6 +47,7 @@ PassStats runViewPass(egraph::EGraph& g, IrBuilder& b) {
   for (ClassId c : classes) {
     const hlo::Shape& type = b.shape(c);
     for (const BaseView& bv : index.views(c)) {
+      if (!bv.exact()) continue;  // reads padding: not a view of the base
       auto [it, inserted] = owner.emplace(viewKey(bv.base, type, bv.view), c);
       if (!inserted && !g.same(it->second, c)) unions.emplace_back(it->second, c);
       bool range_of_bytes = bv.base != c && isByteVector(type) && isByteVector(b.shape(bv.base)) &&
@@ -128,7 +76,8 @@ PassStats runRowSplitPass(egraph::EGraph& g, IrBuilder& b, int64_t max_rows) {
     const hlo::Shape& type = b.shape(c);
     if (type.rank() < 2 || type.dim(0) < 2 || type.dim(0) > max_rows) continue;
     for (const BaseView& bv : index.views(c)) {
-      if (bv.base == c || !isByteVector(b.shape(bv.base)) || bv.view.isContiguous()) continue;
+      if (bv.base == c || !bv.exact() || !isByteVector(b.shape(bv.base)) || bv.view.isContiguous())
+        continue;
       // Rows contiguous: refined to (rows, row bytes), the row part is one unit-stride run.
       int64_t row_bytes = type.byteSize() / type.dim(0);
       int64_t extents[] = {type.dim(0), row_bytes};

@@ -37,6 +37,8 @@ uint64_t PiiGraph::fingerprint() const {
     for (int64_t v : n.view_limit)
       mix(v);
     mix(n.concat_dim);
+    for (int64_t v : n.part_offsets)
+      mix(v);
     mix(n.parameter);
     if (n.literal) {
       for (size_t i = 0; i < n.literal->byteCount(); ++i)
@@ -70,6 +72,10 @@ std::string PiiGraph::str(const taidl::Isa& isa, const UnitSet& units) const {
       case PiiKind::kConcatView:
         out += "concat[" + std::to_string(n.concat_dim) + "](" + joinWith(n.operands, ", ", value) +
                ")";
+        break;
+      case PiiKind::kOverlayView:
+        out +=
+            "overlay[" + join(n.part_offsets, ",") + "](" + joinWith(n.operands, ", ", value) + ")";
         break;
       case PiiKind::kCall: {
         const Unit& u = units.units[static_cast<size_t>(n.unit)];

@@ -19,7 +19,17 @@
 namespace tacit::isel {
 
 // kUndef: an HBM region whose old content does not matter (an operand the instruction overwrites).
-enum class PiiKind : uint8_t { kInput, kConstant, kCall, kSliceView, kConcatView, kUndef };
+// kOverlayView: a region assembled by calls that each rewrite one block of it (ir.h OverlayDesc);
+// each operand sits at its `part_offsets` byte in the region.
+enum class PiiKind : uint8_t {
+  kInput,
+  kConstant,
+  kCall,
+  kSliceView,
+  kConcatView,
+  kUndef,
+  kOverlayView
+};
 
 struct PiiValue {
   int32_t producer = -1;  // node index
@@ -42,6 +52,8 @@ struct PiiNode {
   std::vector<int64_t> view_start, view_limit;
   // kConcatView: the access dimension.
   int32_t concat_dim = -1;
+  // kOverlayView: the byte offset of each operand in the region.
+  std::vector<int64_t> part_offsets;
   // kInput: the entry parameter; kConstant: the value.
   int32_t parameter = -1;
   std::shared_ptr<const hlo::Literal> literal;

@@ -47,6 +47,9 @@ SaturationStats Selector::saturate() {
   auto start = Clock::now();
   SaturationStats stats;
   stats.stop = SaturationStop::kIterationLimit;
+  std::vector<ClassId> result_bytes;
+  for (const KernelResult& r : kernel_.results)
+    result_bytes.push_back(r.bytes_class);
   for (size_t k = 0; k < options_.max_iterations && !saturated_; ++k) {
     size_t before_nodes = g_.nodeCount();
     size_t changes = 0;
@@ -59,6 +62,7 @@ SaturationStats Selector::saturate() {
     changes += runConstantFoldPass(g_, builder_).unions;
     changes += runRowSplitPass(g_, builder_).unions;
     changes += matcher_.run();
+    changes += matcher_.writeRegions(result_bytes);
     g_.rebuild();
     changes += g_.nodeCount() - std::min(g_.nodeCount(), before_nodes);
     ++stats.iterations;

@@ -24,6 +24,7 @@ class Builder {
       const PiiNode& node = g_.nodes[i];
       if (node.kind == PiiKind::kSliceView) slice(node);
       if (node.kind == PiiKind::kConcatView) concat(node);
+      if (node.kind == PiiKind::kOverlayView) overlay(node);
       if (!s_.conflict.empty()) s_.conflict_node = static_cast<int32_t>(i);
     }
     for (size_t v = 0; v < s_.root.size(); ++v) {
@@ -86,6 +87,21 @@ class Builder {
       }
       reroot(p, c, at);
       at[dim] += s_.extents[static_cast<size_t>(p)][dim];
+    }
+  }
+
+  // Every write of an overlay is a group of its own, placed at its byte in the region (the writes'
+  // regions may overlap: each changes only its block).
+  void overlay(const PiiNode& node) {
+    int32_t c = node.outputs[0];
+    for (size_t i = 0; i < node.operands.size(); ++i) {
+      int32_t p = node.operands[i];
+      int32_t r = s_.root[static_cast<size_t>(p)];
+      if (r != p || std::count(node.operands.begin(), node.operands.end(), p) > 1) {
+        s_.conflict = "a value is placed by two views (an overlay and another view)";
+        return;
+      }
+      reroot(p, c, {node.part_offsets[i]});
     }
   }
 

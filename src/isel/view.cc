@@ -153,6 +153,36 @@ bool isMovement(HloOpcode opcode) {
   }
 }
 
+int64_t minPosition(const StridedView& v) {
+  int64_t p = v.offset;
+  for (const ViewDim& d : v.dims)
+    p += d.stride < 0 ? (d.extent - 1) * d.stride : 0;
+  return p;
+}
+
+int64_t maxPosition(const StridedView& v) {
+  int64_t p = v.offset;
+  for (const ViewDim& d : v.dims)
+    p += d.stride > 0 ? (d.extent - 1) * d.stride : 0;
+  return p;
+}
+
+std::optional<StridedView> padView(const StridedView& x, const hlo::Shape& operand,
+                                   const std::vector<hlo::PadDim>& padding,
+                                   const hlo::Shape& result) {
+  if (!x.isContiguous() || padding.size() != static_cast<size_t>(operand.rank()) ||
+      operand.rank() == 0)
+    return std::nullopt;
+  for (size_t i = 0; i < padding.size(); ++i) {
+    const hlo::PadDim& d = padding[i];
+    if (d.lo != 0 || d.interior != 0 || (i > 0 && d.hi != 0) || d.hi < 0) return std::nullopt;
+  }
+  // Only dimension 0 grows, so the row-major order keeps x's bytes first.
+  StridedView v = StridedView::identity(result.byteSize());
+  v.offset = x.offset;
+  return v;
+}
+
 std::optional<std::vector<std::vector<ViewDim>>> refine(const StridedView& view,
                                                         std::span<const int64_t> targets) {
   std::vector<std::vector<ViewDim>> parts(targets.size());

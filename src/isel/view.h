@@ -47,6 +47,20 @@ std::optional<StridedView> applyMovement(const StridedView& x, const hlo::Shape&
 
 bool isMovement(hlo::HloOpcode opcode);
 
+// The lowest and the highest byte position a view reads (its offset if it reads one byte).
+int64_t minPosition(const StridedView& v);
+int64_t maxPosition(const StridedView& v);
+
+// pad(x) with only high padding of dimension 0 (lo = interior = 0 everywhere): the result's bytes
+// are x's bytes in order, then padding bytes. When x's view is contiguous, the result is the
+// contiguous view that extends x's past its end; the extension reads bytes that are not x's, so
+// the view is exact only while the positions read stay below `x.offset + x's byte count`, which
+// the caller tracks (a pad followed by a slice that drops the padding again is a strided view of
+// x: Gemmini's pitched moves). nullopt for any other pad.
+std::optional<StridedView> padView(const StridedView& x, const hlo::Shape& operand,
+                                   const std::vector<hlo::PadDim>& padding,
+                                   const hlo::Shape& result);
+
 // Splits `view` along the row-major extents `targets` (whose product is its byte count): one list
 // of sub-dims per target, innermost last. nullopt if a target straddles a non-nesting boundary.
 std::optional<std::vector<std::vector<ViewDim>>> refine(const StridedView& view,

@@ -1,0 +1,59 @@
+// The matcher's internal state, shared by isa_match.cc and region_write.cc (not a public header).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "isel/isa_match.h"
+
+namespace tacit::isel {
+
+// How a pattern node was matched when it was not matched to an e-node of its own opcode.
+enum Skip : uint8_t {
+  kMatched = 0,
+  kIdentityOp = 1,       // an operator that α makes the identity (pad by zeros, full slice, ...)
+  kIdentityElement = 2,  // add/subtract/multiply/... with its identity element as other operand
+  kIdentityDot =
+      3,           // an integer dot with an identity matrix as one operand (ACT's x -> dot(x, eye))
+  kOverwrite = 4,  // a dynamic-update-slice whose update covers its operand: the update
+};
+
+struct IsaMatcher::State {
+  std::vector<ClassId> cls;
+  std::vector<NodeId> enode;
+  std::vector<uint8_t> skipped;
+  AlphaSolver alpha;
+  std::vector<std::pair<int32_t, int32_t>>
+      identity_dots;                  // (dot node, operand that is the identity)
+  std::vector<int32_t> undef_leaves;  // leaves whose value does not matter (overwritten regions)
+  // Input leaves phase 1 supplies as a splat of an operator's identity element (an accumulator
+  // input of `acc + dot(...)` matched against a plain dot: the accumulator starts at zero).
+  std::vector<std::pair<int32_t, int64_t>> identity_leaves;
+  // Set when the movement chains were decided as strided views (pattern_view.h) rather than as
+  // identities: their pads and slices need not be identities for α.
+  bool views_checked = false;
+  // A pitched load: its input is bytes [offset, offset + bytes) of the byte vector `base`.
+  ClassId view_base;
+  int64_t view_offset = 0, view_bytes = 0;
+
+  // The empty state for matching pattern p of unit u.
+  static State start(const UnitPattern& p, const Unit& u) {
+    size_t n = p.nodes.size();
+    return State{std::vector<ClassId>(n),
+                 std::vector<NodeId>(n),
+                 std::vector<uint8_t>(n, 0),
+                 AlphaSolver(u.num_attrs, u.num_alpha),
+                 {},
+                 {},
+                 {},
+                 false,
+                 ClassId(),
+                 0,
+                 0};
+  }
+};
+
+bool unifyType(const taidl::TypeExpr& t, const hlo::Shape& s, AlphaSolver& a);
+
+}  // namespace tacit::isel

@@ -1,0 +1,274 @@
+// Results written block by block with read-modify-write instructions (isa_match.h, writeRegions).
+//
+// A pitched store (Gemmini's mvout with a row stride) rewrites a whole HBM region — every byte
+// between its first and its last row — but only its rows change: its semantics is a
+// dynamic-update-slice of the region's old content, which it reads from the very bytes it writes.
+// A result whose blocks are too far apart for one contiguous store is then written by one such
+// store per block, each leaving the others' bytes as it found them. The e-graph records this as
+// `overlay(w_1, ..., w_n)` (ir.h): byte `at_i + p` of the result is byte p of w_i for the positions
+// p of w_i's block. The identity `result = overlay(...)` holds exactly when
+//  1. each w_i's unit rewrites an input read in place (the old region), through a chain that is
+//     the identity on the region's bytes, with a dynamic-update-slice at zero starts whose update
+//     box lands (through the output chain, a prefix of the rewritten tensor) inside the region:
+//     so w_i changes exactly its block's bytes, whatever the region held before;
+//  2. the update is the block of the result (the matcher matched it against that class);
+//  3. the blocks, shifted to where each write lands, partition the result's bytes — and every
+//     write stays inside the result's region (it rewrites no byte of another value).
+// The old content of each write is then an undefined value (the allocator places it on the
+// write's own bytes) and the result's region is the overlay's storage (storage.h).
+#include <algorithm>
+
+#include "isel/isa_match.h"
+#include "isel/isa_match_state.h"
+#include "isel/pattern_view.h"
+#include "isel/view_index.h"
+#include "support/diagnostic.h"
+#include "taidl/ops.h"
+
+namespace tacit::isel {
+namespace {
+
+using hlo::HloOpcode;
+
+constexpr int kMaxDepth = 6;                  // nested concatenations followed into blocks
+constexpr size_t kMaxBlocks = 1024;           // writes per region
+constexpr int64_t kMaxRegionBytes = 1 << 24;  // the partition check marks every byte
+
+const taidl::SymOp& opOf(const UnitPattern& p, int32_t node) {
+  return p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(node)].op)];
+}
+
+bool isZeroConstant(const taidl::SymOp& op) {
+  if (op.opcode != HloOpcode::kConstant) return false;
+  if (op.literal.kind == taidl::LiteralValue::Kind::kFloat) return op.literal.number == 0;
+  if (op.literal.kind == taidl::LiteralValue::Kind::kExpr) {
+    auto v = op.literal.expr.constantValue();
+    return v && *v == 0;
+  }
+  return false;
+}
+
+// Calls fn(position) for every byte position a view reads, in its row-major order.
+template <typename Fn>
+void forEachPosition(const StridedView& v, Fn fn) {
+  std::vector<int64_t> idx(v.dims.size(), 0);
+  for (int64_t n = 0, total = v.byteCount(); n < total; ++n) {
+    int64_t at = v.offset;
+    for (size_t k = 0; k < v.dims.size(); ++k)
+      at += idx[k] * v.dims[k].stride;
+    fn(at);
+    for (size_t k = v.dims.size(); k-- > 0;) {
+      if (++idx[k] < v.dims[k].extent) break;
+      idx[k] = 0;
+    }
+  }
+}
+
+// Condition 3: every byte of the region is written by exactly one block.
+bool partitions(const std::vector<OverlayPart>& parts, int64_t bytes) {
+  std::vector<uint8_t> hits(static_cast<size_t>(bytes), 0);
+  bool ok = true;
+  for (const OverlayPart& part : parts) {
+    forEachPosition(part.block, [&](int64_t p) {
+      int64_t at = part.at + p;
+      if (at < 0 || at >= bytes || hits[static_cast<size_t>(at)]++ != 0) ok = false;
+    });
+  }
+  return ok && std::all_of(hits.begin(), hits.end(), [](uint8_t h) { return h == 1; });
+}
+
+// The positions of the box [starts, starts + dims(part)) of `whole` in whole's row-major bytes.
+std::optional<StridedView> boxView(const hlo::Shape& whole, const std::vector<int64_t>& starts,
+                                   const hlo::Shape& part) {
+  hlo::HloAttributes box;
+  std::vector<hlo::SliceDim> dims;
+  for (int64_t i = 0; i < whole.rank(); ++i) {
+    size_t k = static_cast<size_t>(i);
+    dims.push_back({starts[k], starts[k] + part.dim(i), 1});
+  }
+  box.slice = std::move(dims);
+  return applyMovement(StridedView::identity(whole.byteSize()), whole, HloOpcode::kSlice, box,
+                       part);
+}
+
+}  // namespace
+
+// The input a pattern rewrites in place (condition 1's structure), if it is a region write: its
+// skeleton is a dynamic-update-slice at zero starts of that input's chain, in a byte buffer.
+std::optional<size_t> IsaMatcher::rewrittenInput(const UnitPattern& p) const {
+  if (p.pure_movement) return std::nullopt;
+  const PatternNode& dus = p.nodes[static_cast<size_t>(p.skeleton_root)];
+  if (opOf(p, p.skeleton_root).opcode != HloOpcode::kDynamicUpdateSlice) return std::nullopt;
+  for (size_t k = 2; k < dus.children.size(); ++k) {
+    if (!isZeroConstant(opOf(p, dus.children[k]))) return std::nullopt;
+  }
+  const taidl::SymSlice& out = p.sym->outputs[static_cast<size_t>(p.output)];
+  if (out.state || !isa_.buffers[static_cast<size_t>(out.buffer)].is_hbm) return std::nullopt;
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    if (p.inputs[i].leaf == dus.children[0] && readsInPlace(*p.sym, i) &&
+        p.sym->inputs[i].buffer == out.buffer)
+      return i;
+  }
+  return std::nullopt;
+}
+
+// A write of class c, whose bytes are at `block` in the region, by pattern `pattern`.
+std::optional<IsaMatcher::RegionWrite> IsaMatcher::findWriter(int32_t pattern, ClassId c,
+                                                              const StridedView& block,
+                                                              int64_t region_bytes) {
+  const UnitPattern& p = units_.patterns[static_cast<size_t>(pattern)];
+  std::optional<size_t> old = rewrittenInput(p);
+  if (!old) return std::nullopt;
+  const Unit& u = units_.units[static_cast<size_t>(p.unit)];
+  int32_t dus = p.skeleton_root;
+  int32_t update = p.nodes[static_cast<size_t>(dus)].children[1];
+  // The update is c's bytes in the update's element type (same width: a bitcast).
+  const hlo::Shape shape = b_.shape(c);
+  hlo::PrimitiveType want = opOf(p, update).type.dtype;
+  if (hlo::byteSize(want) != hlo::byteSize(shape.elementType()) ||
+      static_cast<int64_t>(opOf(p, update).type.dims.size()) != shape.rank())
+    return std::nullopt;
+  ClassId bytes =
+      want == shape.elementType() ? c : b_.bitcastConvert(c, hlo::Shape(want, shape.dims()));
+  b_.egraph().rebuild();  // matching reads the e-graph, which must be clean
+  std::vector<State> found;
+  State start = State::start(p, u);
+  matchNode(p, update, bytes, start, [&](State& m) {
+    if (found.size() < 4 && m.alpha.settle()) found.push_back(m);
+  });
+  std::vector<int32_t> out_chain = p.out_chain;
+  out_chain.push_back(dus);
+  const std::vector<int32_t>& old_chain = p.inputs[*old].chain;
+  for (State& m : found) {
+    // The update's positions in the unit's output bytes at α (nullopt: condition 1 fails).
+    auto view_at = [&](const AlphaSolver& a) -> std::optional<StridedView> {
+      taidl::EvalEnv env = a.env();
+      std::optional<ChainView> out = chainView(p, out_chain, env);
+      std::optional<ChainView> in = chainView(p, old_chain, env);
+      std::optional<StridedView> box;
+      try {
+        box = updateBox(taidl::evalType(opOf(p, dus).type, env),
+                        taidl::evalType(opOf(p, update).type, env));
+      } catch (const taidl::ExprError&) {
+        return std::nullopt;
+      }
+      // The rewritten tensor holds padding past the old region: only the prefix must be exact.
+      if (!out || !in || !box || !out->exact()) return std::nullopt;
+      int64_t len = out->view.byteCount();
+      // Output = prefix of the rewritten tensor; rewritten tensor = the old region (then padding).
+      bool prefix = out->view.isContiguous() && out->view.offset == 0;
+      bool identity = in->view.isContiguous() && in->view.offset == 0 && in->valid_end >= len;
+      if (!prefix || !identity || maxPosition(*box) >= len) return std::nullopt;
+      return box;
+    };
+    if (!m.alpha.complete()) {
+      std::optional<int32_t> slot = singleUnknown(p, m.alpha);
+      if (!slot) continue;
+      std::optional<int64_t> x = solveSlot(
+          [&](int64_t v) {
+            AlphaSolver a = m.alpha;
+            a.bind(*slot, v);
+            return view_at(a);
+          },
+          block);
+      if (!x) continue;
+      m.alpha.bind(*slot, *x);
+    }
+    std::optional<StridedView> at_block = view_at(m.alpha);
+    if (!at_block || at_block->dims != block.dims) continue;
+    int64_t at = block.offset - at_block->offset;
+    int64_t len = taidl::evalType(opOf(p, p.root).type, m.alpha.env()).byteSize();
+    if (at < 0 || at + len > region_bytes) continue;  // condition 3: only the result's bytes
+    m.views_checked = true;
+    m.undef_leaves.push_back(p.inputs[*old].leaf);
+    if (std::string why = verify(p, m); !why.empty()) {
+      fail(pattern, c, why);
+      continue;
+    }
+    std::vector<ClassId> inputs = constructInputs(p, m);
+    PiiDesc pii;
+    pii.unit = p.unit;
+    pii.case_index = p.case_index;
+    pii.alpha.assign(m.alpha.values().begin(), m.alpha.values().begin() + u.num_alpha);
+    pii.output = p.output;
+    pii.buffer = p.sym->outputs[static_cast<size_t>(p.output)].buffer;
+    pii.shape = hlo::Shape(hlo::PrimitiveType::kU8, {len});
+    ClassId writer = b_.egraph().add(b_.ir().piiOp(), b_.ir().encode(pii), inputs);
+    b_.egraph().rebuild();
+    return RegionWrite{writer, OverlayPart{at, *at_block}};
+  }
+  return std::nullopt;
+}
+
+// Writes for class c at box `starts` of `whole`: one write of c, or the writes of the parts of one
+// of its concatenations.
+bool IsaMatcher::collectWrites(ClassId c, const std::vector<int64_t>& starts,
+                               const hlo::Shape& whole, int depth, std::vector<RegionWrite>& out) {
+  c = b_.egraph().find(c);
+  const hlo::Shape shape = b_.shape(c);
+  if (depth > kMaxDepth || out.size() >= kMaxBlocks || shape.rank() != whole.rank()) return false;
+  std::optional<StridedView> block = boxView(whole, starts, shape);
+  if (!block) return false;
+  for (size_t pi = 0; pi < units_.patterns.size(); ++pi) {
+    if (auto w = findWriter(static_cast<int32_t>(pi), c, *block, whole.byteSize())) {
+      out.push_back(*w);
+      return true;
+    }
+  }
+  std::vector<NodeId> nodes(b_.egraph().nodes(c).begin(), b_.egraph().nodes(c).end());
+  for (NodeId n : nodes) {
+    egraph::ENode e = b_.egraph().node(n);
+    if (b_.ir().opcodeOf(e.op()) != HloOpcode::kConcatenate) continue;
+    size_t dim = static_cast<size_t>((*b_.ir().opDesc(e.attr()).attrs.dimensions)[0]);
+    std::vector<ClassId> parts(e.children().begin(), e.children().end());
+    std::vector<RegionWrite> mine;
+    std::vector<int64_t> at = starts;
+    bool ok = true;
+    for (ClassId part : parts) {
+      ok = ok && collectWrites(part, at, whole, depth + 1, mine);
+      at[dim] += b_.shape(part).dim(static_cast<int64_t>(dim));
+    }
+    if (ok) {
+      out.insert(out.end(), mine.begin(), mine.end());
+      return true;
+    }
+  }
+  return false;
+}
+
+size_t IsaMatcher::writeRegions(const std::vector<ClassId>& regions) {
+  egraph::EGraph& g = b_.egraph();
+  g.rebuild();
+  size_t before = g.nodeCount(), unions = 0;
+  for (ClassId region : regions) {
+    region = g.find(region);
+    const hlo::Shape bytes = b_.shape(region);
+    if (!isByteVector(bytes) || bytes.dim(0) > kMaxRegionBytes) continue;
+    ViewIndex views(g, b_);
+    std::vector<BaseView> candidates = views.views(region);
+    for (const BaseView& bv : candidates) {
+      // The region must be the row-major bytes of a tensor whose blocks are written.
+      if (bv.base == region || !bv.exact() || bv.view != StridedView::identity(bytes.dim(0)))
+        continue;
+      const hlo::Shape whole = b_.shape(bv.base);
+      std::vector<RegionWrite> writes;
+      if (!collectWrites(bv.base, std::vector<int64_t>(static_cast<size_t>(whole.rank()), 0), whole,
+                         0, writes) ||
+          writes.size() < 2)  // one write of everything is an ordinary store
+        continue;
+      OverlayDesc desc{bytes.dim(0), {}};
+      std::vector<ClassId> writers;
+      for (const RegionWrite& w : writes) {
+        desc.parts.push_back(w.part);
+        writers.push_back(w.writer);
+      }
+      if (!partitions(desc.parts, desc.bytes)) continue;
+      unions += g.unite(b_.overlay(desc, writers), region) ? 1 : 0;
+      g.rebuild();
+      break;
+    }
+  }
+  return unions + (g.nodeCount() - before);
+}
+
+}  // namespace tacit::isel

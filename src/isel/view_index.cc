@@ -1,0 +1,58 @@
+#include "isel/view_index.h"
+
+#include <algorithm>
+
+namespace tacit::isel {
+
+using hlo::HloOpcode;
+
+bool isByteVector(const hlo::Shape& s) {
+  return s.elementType() == hlo::PrimitiveType::kU8 && s.rank() == 1;
+}
+
+const std::vector<BaseView>& ViewIndex::views(ClassId c) {
+  c = g_.find(c);
+  auto it = memo_.find(c.value);
+  if (it != memo_.end()) return it->second;
+  std::vector<BaseView> result{{c, StridedView::identity(b_.shape(c).byteSize())}};
+  if (!visiting_.insert(c.value).second) return memo_[c.value] = result;  // cycle: identity only
+  for (NodeId n : g_.nodes(c))
+    extend(c, n, result);
+  // Deterministic cap: keep the identity and the views of the oldest bases.
+  std::stable_sort(result.begin() + 1, result.end(), [](const BaseView& a, const BaseView& x) {
+    return a.base.value < x.base.value;
+  });
+  if (result.size() > kMaxViewsPerClass) result.resize(kMaxViewsPerClass);
+  visiting_.erase(c.value);
+  return memo_[c.value] = result;
+}
+
+// The views of c through e-node n (a movement, or a pad that only grows dimension 0).
+void ViewIndex::extend(ClassId c, NodeId n, std::vector<BaseView>& result) {
+  egraph::ENode e = g_.node(n);
+  auto opcode = b_.ir().opcodeOf(e.op());
+  if (!opcode || (!isMovement(*opcode) && *opcode != HloOpcode::kPad)) return;
+  ClassId child = g_.find(e.child(0));
+  std::vector<BaseView> child_views = views(child);  // copy: the memo may rehash
+  const OpDesc& d = b_.ir().opDesc(e.attr());
+  const hlo::Shape operand = b_.shape(child);
+  for (const BaseView& bv : child_views) {
+    if (bv.base == c) continue;
+    BaseView candidate{bv.base, {}, bv.valid_end};
+    if (*opcode == HloOpcode::kPad) {
+      auto v = padView(bv.view, operand, *d.attrs.padding, d.shape);
+      if (!v) continue;
+      // The bytes past the operand's are padding, not the base's.
+      candidate.valid_end = std::min(bv.valid_end, bv.view.offset + operand.byteSize());
+      candidate.view = std::move(*v);
+    } else {
+      auto v = applyMovement(bv.view, operand, *opcode, d.attrs, d.shape);
+      if (!v) continue;
+      candidate.view = std::move(*v);
+    }
+    if (std::find(result.begin(), result.end(), candidate) == result.end())
+      result.push_back(std::move(candidate));
+  }
+}
+
+}  // namespace tacit::isel

@@ -1,0 +1,48 @@
+// The strided views (view.h) of every e-class over older classes, through the movement e-nodes of
+// the e-graph, memoised for one clean e-graph (passes.h's view pass and the matcher's strided
+// moves share it).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "isel/ir_builder.h"
+#include "isel/view.h"
+
+namespace tacit::isel {
+
+// `view` of the class's bytes over `base`'s bytes. A pad on the way (padView) extends the base
+// with bytes that are not the base's: the view is exact (the class *is* those base bytes) only if
+// every position it reads is below `valid_end`.
+struct BaseView {
+  ClassId base;
+  StridedView view;
+  int64_t valid_end = std::numeric_limits<int64_t>::max();
+  bool exact() const { return minPosition(view) >= 0 && maxPosition(view) < valid_end; }
+  friend bool operator==(const BaseView&, const BaseView&) = default;
+};
+
+class ViewIndex {
+ public:
+  static constexpr size_t kMaxViewsPerClass = 8;
+  ViewIndex(const egraph::EGraph& g, IrBuilder& b) : g_(g), b_(b) {}
+
+  // The identity view of c first, then views over other classes (at most kMaxViewsPerClass, those
+  // of the oldest bases), exact or not.
+  const std::vector<BaseView>& views(ClassId c);
+
+ private:
+  void extend(ClassId c, NodeId n, std::vector<BaseView>& result);
+
+  const egraph::EGraph& g_;
+  IrBuilder& b_;
+  std::unordered_map<uint32_t, std::vector<BaseView>> memo_;
+  std::unordered_set<uint32_t> visiting_;
+};
+
+bool isByteVector(const hlo::Shape& s);
+
+}  // namespace tacit::isel
