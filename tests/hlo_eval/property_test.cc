@@ -116,6 +116,54 @@ TEST(EvalProperties, CopyNestMatchesNaiveElementCopy) {
   }
 }
 
+// select and clamp with scalar predicates / bounds (whole-operand and vectorized loops) against
+// the same operations on broadcast arrays (the strided loops), and select against a naive pick.
+TEST(EvalProperties, SelectAndClampWithScalarOperandsMatchBroadcastArrays) {
+  using P = PrimitiveType;
+  const P types[] = {P::kS8, P::kU16, P::kS32, P::kF32, P::kF64, P::kU64, P::kBF16};
+  std::mt19937 rng(4);
+  for (int trial = 0; trial < 60; ++trial) {
+    P t = types[rng() % std::size(types)];
+    std::vector<int64_t> dims = randomDims(rng, 1 + static_cast<int>(rng() % 3), 40);
+    std::string s = shapeText(t, dims), ps = shapeText(P::kPred, dims), sc = shapeText(t, {});
+    Literal a = randomLiteral(Shape(t, dims), 4 * static_cast<uint64_t>(trial));
+    Literal b = randomLiteral(Shape(t, dims), 4 * static_cast<uint64_t>(trial) + 1);
+    Literal pred = randomLiteral(Shape(P::kPred, dims), 4 * static_cast<uint64_t>(trial) + 2);
+    Literal lo = randomLiteral(Shape(t, {}), 4 * static_cast<uint64_t>(trial) + 3);
+    Literal hi = randomLiteral(Shape(t, {}), 4 * static_cast<uint64_t>(trial) + 5);
+    std::string head = "HloModule m\nENTRY e {\na = " + s + " parameter(0)\nb = " + s +
+                       " parameter(1)\np = " + ps + " parameter(2)\nq = pred[] parameter(3)\n";
+    std::string bcast = "qb = " + ps + " broadcast(q), dimensions={}\n";
+    for (uint8_t qv : {uint8_t{0}, uint8_t{1}}) {
+      Literal q(Shape(P::kPred, {}));
+      q.bytes()[0] = qv;
+      Literal scalar = eval(head + "ROOT r = " + s + " select(q, a, b)\n}\n", {a, b, pred, q});
+      Literal arr =
+          eval(head + bcast + "ROOT r = " + s + " select(qb, a, b)\n}\n", {a, b, pred, q});
+      EXPECT_LITERAL(scalar, qv ? a : b);
+      EXPECT_LITERAL(arr, qv ? a : b);
+    }
+    Literal picked = eval(head + "ROOT r = " + s + " select(p, a, b)\n}\n",
+                          {a, b, pred, Literal(Shape(P::kPred, {}))});
+    Literal want(Shape(t, dims));
+    size_t e = static_cast<size_t>(byteSize(t));
+    for (int64_t i = 0; i < want.elementCount(); ++i) {
+      const Literal& from = pred.bytes()[i] ? a : b;
+      std::memcpy(want.bytes() + static_cast<size_t>(i) * e,
+                  from.bytes() + static_cast<size_t>(i) * e, e);
+    }
+    EXPECT_LITERAL(picked, want);
+    std::string ch = "HloModule m\nENTRY e {\nx = " + s + " parameter(0)\nl = " + sc +
+                     " parameter(1)\nh = " + sc + " parameter(2)\n";
+    Literal scalar_bounds = eval(ch + "ROOT r = " + s + " clamp(l, x, h)\n}\n", {a, lo, hi});
+    Literal array_bounds =
+        eval(ch + "lb = " + s + " broadcast(l), dimensions={}\nhb = " + s +
+                 " broadcast(h), dimensions={}\nROOT r = " + s + " clamp(lb, x, hb)\n}\n",
+             {a, lo, hi});
+    EXPECT_LITERAL(scalar_bounds, array_bounds) << s;
+  }
+}
+
 TEST(EvalProperties, ReshapeRoundTripsAndReverseTwiceIsIdentity) {
   std::mt19937 rng(2);
   for (int trial = 0; trial < 30; ++trial) {

@@ -77,6 +77,15 @@ void selectLoop(const uint8_t* pred, int64_t ps, const void* t, const void* f, v
   const auto* a = static_cast<const E*>(t);
   const auto* b = static_cast<const E*>(f);
   auto* out = static_cast<E*>(y);
+  if (ps == 0) {  // a scalar predicate picks one operand whole
+    std::memmove(out, pred[0] != 0 ? a : b, static_cast<size_t>(n) * sizeof(E));
+    return;
+  }
+  if (ps == 1) {  // unit stride spelled out: the loop vectorizes (masked blends)
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = pred[i] != 0 ? a[i] : b[i];
+    return;
+  }
   for (int64_t i = 0; i < n; ++i)
     out[i] = pred[i * ps] != 0 ? a[i] : b[i];
 }
@@ -89,6 +98,12 @@ void clampLoop(const void* lo, int64_t ls, const void* x, const void* hi, int64_
   const auto* v = static_cast<const Native<kT>*>(x);
   const auto* h = static_cast<const Native<kT>*>(hi);
   auto* out = static_cast<Native<kT>*>(y);
+  if (ls == 0 && hs == 0) {  // scalar bounds (the usual saturation): the loop vectorizes
+    Native<kT> lo0 = l[0], hi0 = h[0];
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = binary<O::kMinimum, kT>(hi0, binary<O::kMaximum, kT>(lo0, v[i]));
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) {
     out[i] = binary<O::kMinimum, kT>(h[i * hs], binary<O::kMaximum, kT>(l[i * ls], v[i]));
   }
