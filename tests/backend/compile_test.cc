@@ -144,5 +144,30 @@ INSTANTIATE_TEST_SUITE_P(OneDnnRankOne, AmxAvxKernel,
                          ::testing::Values(AvxCase{"k3_f32_outer_14x32", 100},
                                            AvxCase{"k4_f32_outer_8x48", 83}));
 
+// Issue 7, acceptance 3: int8 64x64x64 on Gemmini DIM=16. Every 16x16 block of A and B is one
+// pitched mvin (row pitch 64: the block's rows are 64 bytes apart in HBM) and every block of the
+// result one pitched read-modify-write mvout into the result's region (an overlay of 16 writes).
+TEST(Compile, GemminiMatmul64TilesWithPitchedMovesAndVerifies) {
+  Case c = compileCase("isa/gemmini.taidl", "examples/gemmini/matmul_64x64x64.hlo");
+  VerifyReport r = verify(c.isa, *c.kernel, c.result.program, {.sets = 3, .seed = 17});
+  EXPECT_TRUE(r.ok) << r.mismatch << "\n" << oracle::printProgram(c.isa, c.result.program);
+  size_t loads = 0, stores = 0;
+  for (const oracle::Stmt& s : c.result.program.body) {
+    if (s.is_macro) continue;
+    const std::string& name = c.isa.instructions[static_cast<size_t>(s.unit)].name.text;
+    if (name == "mvin_spad") {
+      ++loads;
+      EXPECT_EQ(s.attrs[1].constant, 64) << "a block's rows are 64 bytes apart";
+    }
+    if (name == "mvout_spad") {
+      ++stores;
+      EXPECT_EQ(s.attrs[0].constant, 16);  // rows
+      EXPECT_EQ(s.attrs[1].constant, 64);  // stride
+    }
+  }
+  EXPECT_LE(loads, 32u) << oracle::printProgram(c.isa, c.result.program);
+  EXPECT_EQ(stores, 16u) << oracle::printProgram(c.isa, c.result.program);
+}
+
 }  // namespace
 }  // namespace tacit::backend
