@@ -24,42 +24,6 @@ std::string describe(const taidl::Isa& isa, const isel::PiiGraph& g, const Inter
   return out.empty() ? "no interference" : out;
 }
 
-// A necessary condition no solver call is needed for: at every program point, the values live in
-// a scratchpad must fit in it (the sum of their areas is at most the buffer's). Returns why not,
-// or "". Its interference graph contains the clique of that point, so every superset fails too.
-std::string pressureExceeded(const taidl::Isa& isa, const isel::PiiGraph& graph,
-                             const isel::Storage& storage, const std::vector<Interval>& live) {
-  int64_t points = 0;
-  for (const Interval& i : live)
-    points = std::max(points, i.end + 1);
-  for (size_t b = 0; b < isa.buffers.size(); ++b) {
-    const taidl::Buffer& buffer = isa.buffers[b];
-    if (buffer.is_hbm) continue;
-    int64_t capacity = 1;
-    for (int64_t a : buffer.access)
-      capacity *= a;
-    std::vector<int64_t> load(static_cast<size_t>(points), 0);
-    for (int32_t r : storage.roots) {
-      const isel::PiiValue& v = graph.values[static_cast<size_t>(r)];
-      if (v.buffer != static_cast<int32_t>(b) || live[static_cast<size_t>(r)].empty()) continue;
-      int64_t area = 1;
-      for (int64_t e : storage.extents[static_cast<size_t>(r)])
-        area *= e;
-      for (int64_t t = live[static_cast<size_t>(r)].begin; t <= live[static_cast<size_t>(r)].end;
-           ++t)
-        load[static_cast<size_t>(t)] += area;
-    }
-    for (int64_t t = 0; t < points; ++t) {
-      if (load[static_cast<size_t>(t)] > capacity) {
-        return buffer.name.text + " holds " + std::to_string(capacity) + " units but " +
-               std::to_string(load[static_cast<size_t>(t)]) + " are live at instruction " +
-               std::to_string(t);
-      }
-    }
-  }
-  return {};
-}
-
 // A value two calls overwrite in place (both read it from the slice they write) cannot be
 // allocated in any order: the first destroys it. Returns why, or "".
 std::string destroyedTwice(const isel::UnitSet& units, const isel::PiiGraph& graph) {
@@ -79,10 +43,10 @@ std::string destroyedTwice(const isel::UnitSet& units, const isel::PiiGraph& gra
   return {};
 }
 
-}  // namespace
-
-AllocResult allocate(const taidl::Isa& isa, const isel::UnitSet& units, const isel::PiiGraph& graph,
-                     const isel::ImportedKernel& kernel, const AllocOptions& options) {
+// Orders and solves one graph (no rewriting).
+AllocResult allocateGraph(const taidl::Isa& isa, const isel::UnitSet& units,
+                          const isel::PiiGraph& graph, const isel::ImportedKernel& kernel,
+                          const AllocOptions& options) {
   AllocResult result;
   isel::Storage storage = isel::buildStorage(isa, graph);
   if (!storage.conflict.empty()) {
@@ -121,9 +85,12 @@ AllocResult allocate(const taidl::Isa& isa, const isel::UnitSet& units, const is
     }
     ++result.orders_tried;
     tried.push_back(phi);
-    if (std::string why = pressureExceeded(isa, graph, storage, live); !why.empty()) {
+    // A necessary condition no solver call is needed for: at every program point, the values
+    // live in a scratchpad fit in it. Its interference graph contains the clique of that point,
+    // so every superset fails too.
+    if (std::optional<Peak> over = firstOverflow(isa, graph, storage, live)) {
       failed.push_back(phi);
-      last_reason = why;
+      last_reason = over->describe(isa);
       continue;
     }
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(options.deadline - now);
@@ -155,6 +122,65 @@ AllocResult allocate(const taidl::Isa& isa, const isel::UnitSet& units, const is
   result.reason = limited ? "the solver's time limit was reached"
                           : "no order can be allocated (" + last_reason + ")";
   return result;
+}
+
+// The duplication the rule of alloc/remat.h picks for `graph` in its preferred order: at the first
+// point a scratchpad overflows, or (`at_highest_load`: the solver found no placement) else at its
+// highest load.
+std::optional<Rematerialisation> rematerialise(const taidl::Isa& isa, const isel::UnitSet& units,
+                                               const isel::PiiGraph& graph,
+                                               const AllocOptions& options, bool at_highest_load) {
+  isel::Storage storage = isel::buildStorage(isa, graph);
+  if (!storage.conflict.empty()) return std::nullopt;
+  std::vector<Interval> live = liveIntervals(graph, storage, sethiUllmanOrder(isa, graph, storage));
+  std::optional<Peak> peak = firstOverflow(isa, graph, storage, live);
+  if (!peak && at_highest_load) peak = highestLoad(isa, graph, storage, live);
+  if (!peak) return std::nullopt;
+  return chooseRematerialisation(isa, units, graph, storage, live, *peak, options.call_cost);
+}
+
+}  // namespace
+
+// While the preferred order overflows a scratchpad, duplicate first: other orders only permute
+// its tail (OrderEnumerator backtracks from the end), so they seldom move the peak, and each costs
+// an order check or a solve. Then orders are enumerated; if none can be placed, one more
+// duplication at the highest load, and again.
+AllocResult allocate(const taidl::Isa& isa, const isel::UnitSet& units, const isel::PiiGraph& graph,
+                     const isel::ImportedKernel& kernel, const AllocOptions& options) {
+  std::optional<isel::PiiGraph> rewritten;
+  size_t rounds = 0, orders_tried = 0, orders_skipped = 0;
+  double solver_seconds = 0;
+  auto more = [&] {
+    return rounds < options.max_remat_rounds && std::chrono::steady_clock::now() < options.deadline;
+  };
+  while (true) {
+    const isel::PiiGraph& current = rewritten ? *rewritten : graph;
+    std::optional<Rematerialisation> next;
+    if (more()) next = rematerialise(isa, units, current, options, false);
+    if (next) {
+      rewritten = std::move(next->graph);
+      ++rounds;
+      continue;
+    }
+    AllocResult result = allocateGraph(isa, units, current, kernel, options);
+    orders_tried += result.orders_tried;
+    orders_skipped += result.orders_skipped;
+    solver_seconds += result.solver_seconds;
+    if (result.status == AllocStatus::kInfeasible && more())
+      next = rematerialise(isa, units, current, options, true);
+    if (!next) {
+      result.orders_tried = orders_tried;
+      result.orders_skipped = orders_skipped;
+      result.solver_seconds = solver_seconds;
+      result.rematerialised = rounds;
+      result.rewritten = std::move(rewritten);
+      if (rounds > 0 && result.status != AllocStatus::kAllocated)
+        result.reason += " after " + std::to_string(rounds) + " rematerialisations";
+      return result;
+    }
+    rewritten = std::move(next->graph);
+    ++rounds;
+  }
 }
 
 }  // namespace tacit::alloc

@@ -3,13 +3,16 @@
 // Orders are tried Sethi–Ullman first, then the other topological orders. An order whose
 // interference graph equals one already tried, or contains one that was infeasible, is skipped:
 // constraints only grow with interference (φ1 ⊆ φ2 ∧ ¬CSP(φ1) ⇒ ¬CSP(φ2)). Infeasible and
-// "solver limit reached" are kept apart.
+// "solver limit reached" are kept apart. When no order can be allocated, recomputable values are
+// duplicated (alloc/remat.h) and the orders tried again.
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "alloc/csp.h"
+#include "alloc/remat.h"
 
 namespace tacit::alloc {
 
@@ -19,6 +22,10 @@ struct AllocOptions {
   // The caller's overall deadline (the compile's --time-limit): no order starts after it and no
   // solve runs past it.
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  // Rematerialisation (alloc/remat.h): when no order can be allocated, at most this many
+  // duplications, each chosen by the cost of the calls it adds (call_cost; unset: 1 per call).
+  size_t max_remat_rounds = 32;
+  CallCost call_cost;
 };
 
 enum class AllocStatus { kAllocated, kInfeasible, kLimit };
@@ -31,6 +38,12 @@ struct AllocResult {
   size_t orders_skipped = 0;
   double solver_seconds = 0;
   std::string reason;  // why no allocation (infeasible interference, a value too large, ...)
+  // Set when values were rematerialised: the graph `order` and `placement` refer to.
+  std::optional<isel::PiiGraph> rewritten;
+  size_t rematerialised = 0;  // duplications made
+  const isel::PiiGraph& graph(const isel::PiiGraph& candidate) const {
+    return rewritten ? *rewritten : candidate;
+  }
 };
 
 AllocResult allocate(const taidl::Isa& isa, const isel::UnitSet& units, const isel::PiiGraph& graph,

@@ -27,7 +27,7 @@ std::string CompileStats::text() const {
       << " ms (solver " << solver_seconds * 1e3 << " ms), total " << total_seconds * 1e3 << " ms\n"
       << "candidates: " << candidates << " examined, " << allocated << " allocated, " << infeasible
       << " infeasible, " << solver_limits << " hit the solver limit; best #" << best_candidate
-      << "; " << orders_tried << " orders tried\n"
+      << "; " << orders_tried << " orders tried, " << rematerialised << " values rematerialised\n"
       << "search ended: " << stop << "\n";
   return out.str();
 }
@@ -45,7 +45,7 @@ std::string CompileStats::json() const {
       << ", \"candidates\": " << candidates << ", \"allocated\": " << allocated
       << ", \"infeasible\": " << infeasible << ", \"solver_limits\": " << solver_limits
       << ", \"best_candidate\": " << best_candidate << ", \"orders_tried\": " << orders_tried
-      << ", \"stop\": \"" << stop << "\"}";
+      << ", \"rematerialised\": " << rematerialised << ", \"stop\": \"" << stop << "\"}";
   return out.str();
 }
 
@@ -95,17 +95,22 @@ CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
     t = Clock::now();
     alloc::AllocOptions alloc_options = options.alloc;
     alloc_options.deadline = std::min(alloc_options.deadline, start + options.time_limit);
+    if (!alloc_options.call_cost)
+      alloc_options.call_cost = allocationCost(result.model, isa, selector.units());
     alloc::AllocResult allocation =
         alloc::allocate(isa, selector.units(), *graph, selector.kernel(), alloc_options);
     stats.alloc_seconds += since(t);
     stats.solver_seconds += allocation.solver_seconds;
     stats.orders_tried += allocation.orders_tried;
+    stats.rematerialised += allocation.rematerialised;
     if (allocation.status != alloc::AllocStatus::kAllocated) {
       ++(allocation.status == alloc::AllocStatus::kLimit ? stats.solver_limits : stats.infeasible);
       last_failure = allocation.reason;
       continue;
     }
     ++stats.allocated;
+    if (allocation.rewritten) graph = std::move(*allocation.rewritten);
+    allocation.rewritten.reset();
     ProgramCosts costs = measure(isa, selector.units(), *graph, allocation);
     int64_t cost = costs.of(result.model);
     if (!best || cost < best_cost) {

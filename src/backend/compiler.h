@@ -43,8 +43,9 @@ struct CompileStats {
   size_t solver_limits = 0;   // of which the solver's time limit stopped
   size_t best_candidate = 0;  // 1-based index of the best
   size_t orders_tried = 0;
-  std::string stop;          // why the search ended
-  std::string text() const;  // the --stats table
+  size_t rematerialised = 0;  // duplications phase 2 made (alloc/remat.h), over all candidates
+  std::string stop;           // why the search ended
+  std::string text() const;   // the --stats table
   std::string json() const;
 };
 

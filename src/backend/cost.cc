@@ -30,23 +30,67 @@ CostModel defaultCostModel(const taidl::Isa& isa) {
   return CostModel::kCount;
 }
 
+namespace {
+
+int64_t instructions(const taidl::Isa& isa, const isel::Unit& u) {
+  return u.is_macro ? static_cast<int64_t>(isa.macros[static_cast<size_t>(u.index)].calls.size())
+                    : 1;
+}
+
+int64_t specCost(const taidl::SymCase& sym, const std::vector<int64_t>& attrs) {
+  return sym.cost.empty() ? 1 : taidl::evalExpr(sym.cost, taidl::EvalEnv{attrs, {}, {}});
+}
+
+int64_t bytesMoved(const taidl::SymCase& sym, const isel::PiiGraph& graph,
+                   const isel::PiiNode& node) {
+  int32_t out_buffer = sym.outputs.empty() ? -1 : sym.outputs.front().buffer;
+  int64_t bytes = 0;
+  for (size_t i = 0; i < sym.inputs.size(); ++i) {
+    if (sym.inputs[i].buffer == out_buffer) continue;
+    bytes += graph.values[static_cast<size_t>(node.operands[i])].shape.byteSize();
+  }
+  return bytes;
+}
+
+}  // namespace
+
+int64_t callCost(CostModel model, const taidl::Isa& isa, const isel::UnitSet& units,
+                 const isel::PiiGraph& graph, const isel::PiiNode& node,
+                 const std::vector<int64_t>& attrs) {
+  const isel::Unit& u = units.units[static_cast<size_t>(node.unit)];
+  const taidl::SymCase& sym = u.semantics->cases[static_cast<size_t>(node.case_index)];
+  switch (model) {
+    case CostModel::kCount:
+      return instructions(isa, u);
+    case CostModel::kSpec:
+      return specCost(sym, attrs);
+    case CostModel::kBytes:
+      return bytesMoved(sym, graph, node);
+  }
+  return 1;
+}
+
+alloc::CallCost allocationCost(CostModel model, const taidl::Isa& isa, const isel::UnitSet& units) {
+  return [model, &isa, &units](const isel::PiiGraph& graph, const isel::PiiNode& node) {
+    std::vector<int64_t> attrs = node.alpha;
+    attrs.resize(static_cast<size_t>(units.units[static_cast<size_t>(node.unit)].num_attrs), 0);
+    try {
+      return callCost(model, isa, units, graph, node, attrs);
+    } catch (const taidl::ExprError&) {
+      return int64_t{1};  // a cost that needs β: counted as one instruction until allocated
+    }
+  };
+}
+
 ProgramCosts measure(const taidl::Isa& isa, const isel::UnitSet& units, const isel::PiiGraph& graph,
                      const alloc::AllocResult& allocation) {
   ProgramCosts c;
   for (int32_t n : allocation.order) {
     const isel::PiiNode& node = graph.nodes[static_cast<size_t>(n)];
-    const isel::Unit& u = units.units[static_cast<size_t>(node.unit)];
-    const taidl::SymCase& sym = u.semantics->cases[static_cast<size_t>(node.case_index)];
     const std::vector<int64_t>& attrs = allocation.placement.attrs[static_cast<size_t>(n)];
-    c.instructions +=
-        u.is_macro ? static_cast<int64_t>(isa.macros[static_cast<size_t>(u.index)].calls.size())
-                   : 1;
-    c.spec += sym.cost.empty() ? 1 : taidl::evalExpr(sym.cost, taidl::EvalEnv{attrs, {}, {}});
-    int32_t out_buffer = sym.outputs.empty() ? -1 : sym.outputs.front().buffer;
-    for (size_t i = 0; i < sym.inputs.size(); ++i) {
-      if (sym.inputs[i].buffer == out_buffer) continue;
-      c.bytes += graph.values[static_cast<size_t>(node.operands[i])].shape.byteSize();
-    }
+    c.instructions += callCost(CostModel::kCount, isa, units, graph, node, attrs);
+    c.spec += callCost(CostModel::kSpec, isa, units, graph, node, attrs);
+    c.bytes += callCost(CostModel::kBytes, isa, units, graph, node, attrs);
   }
   return c;
 }

@@ -31,6 +31,14 @@ struct ProgramCosts {
   }
 };
 
+// The cost of one call under `model`; `attrs` are its α then β (β 0 when not yet allocated: the
+// spec's cost expressions are expected to depend on α).
+int64_t callCost(CostModel model, const taidl::Isa& isa, const isel::UnitSet& units,
+                 const isel::PiiGraph& graph, const isel::PiiNode& node,
+                 const std::vector<int64_t>& attrs);
+// callCost before allocation, for phase 2's rematerialisation choice.
+alloc::CallCost allocationCost(CostModel model, const taidl::Isa& isa, const isel::UnitSet& units);
+
 ProgramCosts measure(const taidl::Isa& isa, const isel::UnitSet& units, const isel::PiiGraph& graph,
                      const alloc::AllocResult& allocation);
 

@@ -43,11 +43,12 @@ TEST_P(Candidates, EveryPlacedCandidateComputesTheKernel) {
       ++unplaced;
       continue;
     }
-    oracle::Program program =
-        buildProgram(isa, selector.units(), *graph, placed, selector.kernel(), kernel->name());
+    const isel::PiiGraph& placed_graph = placed.graph(*graph);
+    oracle::Program program = buildProgram(isa, selector.units(), placed_graph, placed,
+                                           selector.kernel(), kernel->name());
     VerifyReport r = verify(isa, *kernel, program, {.sets = 2, .seed = 40 + i});
     EXPECT_TRUE(r.ok) << "candidate " << i << ": " << r.mismatch << "\n"
-                      << graph->str(isa, selector.units()) << "\n"
+                      << placed_graph.str(isa, selector.units()) << "\n"
                       << oracle::printProgram(isa, program);
     ++checked;
   }
