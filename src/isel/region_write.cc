@@ -48,6 +48,16 @@ bool isZeroConstant(const taidl::SymOp& op) {
   return false;
 }
 
+// Whether a chain only re-types bytes in order (reshape, bitcast-convert, copy).
+bool preservesBytes(const UnitPattern& p, const std::vector<int32_t>& chain) {
+  for (size_t k = 0; k + 1 < chain.size(); ++k) {
+    HloOpcode op = opOf(p, chain[k]).opcode;
+    if (op != HloOpcode::kReshape && op != HloOpcode::kBitcastConvert && op != HloOpcode::kCopy)
+      return false;
+  }
+  return true;
+}
+
 // Calls fn(position) for every byte position a view reads, in its row-major order.
 template <typename Fn>
 void forEachPosition(const StridedView& v, Fn fn) {
@@ -171,6 +181,9 @@ std::optional<IsaMatcher::RegionWrite> IsaMatcher::findWriter(int32_t pattern, C
             return view_at(a);
           },
           block);
+      // An α the block does not depend on (the pitch of a one-row write): its smallest value.
+      const taidl::AlphaRange& range = (*u.ranges)[static_cast<size_t>(*slot)];
+      if (!x && range.range.hasLo()) x = range.range.lo;
       if (!x) continue;
       m.alpha.bind(*slot, *x);
     }
@@ -186,6 +199,12 @@ std::optional<IsaMatcher::RegionWrite> IsaMatcher::findWriter(int32_t pattern, C
       continue;
     }
     std::vector<ClassId> inputs = constructInputs(p, m);
+    // The written block itself when the update is its bytes unchanged (no class to unite later).
+    for (size_t k = 0; k < p.inputs.size(); ++k) {
+      if (p.inputs[k].leaf == update && preservesBytes(p, p.inputs[k].chain) &&
+          taidl::evalType(p.sym->inputs[k].type, m.alpha.env()).compatible(shape))
+        inputs[k] = c;
+    }
     PiiDesc pii;
     pii.unit = p.unit;
     pii.case_index = p.case_index;
