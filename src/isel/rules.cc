@@ -46,6 +46,19 @@ ClassId sliceDim(IrBuilder& b, ClassId x, int64_t dim, int64_t start, int64_t li
   return b.slice(x, sl);
 }
 
+// concatenate_dim(part(0, tile), part(tile, 2*tile), ...) over [0, extent), each part also united
+// with the same slice of `whole` (so units can match a tile wherever the kernel slices it).
+ClassId tiled(IrBuilder& b, ClassId whole, int64_t dim, int64_t extent, int64_t tile,
+              const std::function<ClassId(int64_t, int64_t)>& part) {
+  std::vector<ClassId> parts;
+  for (int64_t at = 0; at < extent; at += tile) {
+    ClassId p = part(at, at + tile);
+    b.egraph().unite(p, sliceDim(b, whole, dim, at, at + tile));
+    parts.push_back(p);
+  }
+  return b.concatenate(parts, dim);
+}
+
 bool plainMatrixDot(const OpDesc& d, const hlo::Shape& a, const hlo::Shape& bshape) {
   const hlo::DotDims& dd = *d.attrs.dot_dims;
   return dd.lhs_batch.empty() && dd.rhs_batch.empty() && dd.lhs_contracting.size() == 1 &&
@@ -137,26 +150,22 @@ class DotSplitFree : public IrRule {
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     bool rows = rows_;
     std::set<int64_t> sizes = rows ? needs.dot_rows : needs.dot_cols;
-    return {dotRewrite(b, name(),
-                       [&b, rows, sizes](const OpDesc& d, ClassId whole, ClassId x,
-                                         ClassId y) -> std::optional<ClassId> {
-                         if (!plainMatrixDot(d, b.shape(x), b.shape(y))) return std::nullopt;
-                         int64_t extent = d.shape.dim(rows ? 0 : 1);
-                         auto tile = tileBelow(sizes, extent);
-                         if (!tile) return std::nullopt;
-                         const hlo::DotDims& dd = *d.attrs.dot_dims;
-                         ClassId operand = rows ? x : y;
-                         int64_t free_dim =
-                             1 - (rows ? dd.lhs_contracting[0] : dd.rhs_contracting[0]);
-                         std::vector<ClassId> parts;
-                         for (int64_t at = 0; at < extent; at += *tile) {
-                           ClassId piece = sliceDim(b, operand, free_dim, at, at + *tile);
-                           ClassId part = rows ? redot(b, d, piece, y) : redot(b, d, x, piece);
-                           b.egraph().unite(part, sliceDim(b, whole, rows ? 0 : 1, at, at + *tile));
-                           parts.push_back(part);
-                         }
-                         return b.concatenate(parts, rows ? 0 : 1);
-                       })};
+    return {dotRewrite(
+        b, name(),
+        [&b, rows, sizes](const OpDesc& d, ClassId whole, ClassId x,
+                          ClassId y) -> std::optional<ClassId> {
+          if (!plainMatrixDot(d, b.shape(x), b.shape(y))) return std::nullopt;
+          int64_t extent = d.shape.dim(rows ? 0 : 1);
+          auto tile = tileBelow(sizes, extent);
+          if (!tile) return std::nullopt;
+          const hlo::DotDims& dd = *d.attrs.dot_dims;
+          ClassId operand = rows ? x : y;
+          int64_t free_dim = 1 - (rows ? dd.lhs_contracting[0] : dd.rhs_contracting[0]);
+          return tiled(b, whole, rows ? 0 : 1, extent, *tile, [&](int64_t at, int64_t end) {
+            ClassId piece = sliceDim(b, operand, free_dim, at, end);
+            return rows ? redot(b, d, piece, y) : redot(b, d, x, piece);
+          });
+        })};
   }
   std::vector<std::string> examples() const override {
     return {R"(HloModule e
@@ -574,13 +583,9 @@ class ElementwiseSplit : public IrRule {
             if (extent <= *sizes.rbegin()) return std::nullopt;
             auto tile = tileBelow(sizes, extent);
             if (!tile) return std::nullopt;
-            std::vector<ClassId> parts;
-            for (int64_t at = 0; at < extent; at += *tile) {
-              ClassId part = elementwisePart(b, e, operands, dim, at, at + *tile);
-              b.egraph().unite(part, sliceDim(b, whole, dim, at, at + *tile));
-              parts.push_back(part);
-            }
-            return b.concatenate(parts, dim);
+            return tiled(b, whole, dim, extent, *tile, [&](int64_t at, int64_t end) {
+              return elementwisePart(b, e, operands, dim, at, end);
+            });
           }));
     }
     return out;
