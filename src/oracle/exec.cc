@@ -339,10 +339,15 @@ void Executor::execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> 
                        const taidl::CallSite& site, bool clamp, State& state) {
   checkBounds(e, w, attrs, site, clamp, state.hbm_bytes);
   const int64_t* starts = w.starts.data();
-  if (offsets_.size() < e.accesses.size()) offsets_.resize(e.accesses.size());
+  int64_t* off = offsets(e.accesses.size());
+  for (size_t i = 0; i < e.accesses.size(); ++i)
+    off[i] = baseOffset(e.accesses[i], starts + e.accesses[i].start_offset);
+  executePlaced(e, state);
+}
+
+void Executor::executePlaced(Entry& e, State& state) {
   for (size_t i = 0; i < e.accesses.size(); ++i) {
     const AccessPlan& a = e.accesses[i];
-    offsets_[i] = baseOffset(a, starts + a.start_offset);
     if (e.spec->accesses[i].write && a.span_bytes > 0) {
       state.buffers[static_cast<size_t>(a.buffer)].wrote(
           static_cast<size_t>(offsets_[i]), static_cast<size_t>(offsets_[i] + a.span_bytes));

@@ -116,6 +116,13 @@ class Executor {
   // that reads or writes what a queued execution writes, and at flush().
   void execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> attrs,
                const taidl::CallSite& site, bool clamp, State& state);
+  // The same for an execution whose accesses' byte offsets the caller wrote to offsets(), each
+  // already known to lie inside its buffer.
+  void executePlaced(Entry& e, State& state);
+  int64_t* offsets(size_t accesses) {
+    if (offsets_.size() < accesses) offsets_.resize(accesses);
+    return offsets_.data();
+  }
   // Runs the queued executions (a no-op if none).
   void flush(State& state);
   // Drops the queued executions (after an error, or when the machine is reset).

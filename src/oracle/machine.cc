@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iostream>
+#include <unordered_map>
 
 #include "hlo/printer.h"
 #include "oracle/exec.h"
@@ -15,6 +16,27 @@ namespace tacit::oracle {
 using detail::Entry;
 
 namespace {
+
+// A call executed without the walk (RunOptions::compiled_sites): each access's byte offset is
+// base + sum of coeff * loop variable, proven inside its buffer for every iteration, and the
+// entry and cost are fixed. See Machine::Impl::compileSite for when a site qualifies.
+struct CompiledSite {
+  // What it was compiled for (a later run reuses it only for an identical call in identical
+  // loop ranges and HBM size; the Stmt may have changed in between).
+  int32_t unit = -1;
+  std::vector<Affine> attrs;
+  std::vector<int64_t> loop_lo, loop_hi;
+  int64_t hbm_bytes = 0;
+  Entry* entry = nullptr;
+  int64_t cost = 0;
+  struct Term {
+    uint32_t depth = 0;
+    int64_t coeff = 0;
+  };
+  std::vector<int64_t> base;          // per access
+  std::vector<uint32_t> terms_begin;  // per access, + 1
+  std::vector<Term> terms;
+};
 
 // A program statement prepared for execution: its walk options (the call site for
 // diagnostics), scratch for attribute values, and the last entry it used (equal keys in a row
@@ -36,7 +58,47 @@ struct Site {
   // Every attribute's value range over the loop ranges fits in int64 (with every partial sum),
   // so the attributes are evaluated without overflow checks.
   bool attrs_fit = false;
+  // The ranges of the enclosing loop variables (when known: the proofs of a compiled site).
+  std::vector<int64_t> loop_lo, loop_hi;
+  const CompiledSite* compiled = nullptr;  // owned by Machine::Impl::compiled_
+  bool looked_up = false;                  // this run: compiled_ was searched
+  bool compile_done = false;               // this run: found, compiled, or known not to qualify
 };
+
+// Whether every start of instruction `inst`'s slices is an integer, a parameter or one attribute,
+// its body has no set, if or repeat, and its cost reads no beta attribute, register or loop
+// variable: then with constant alpha values every call has one entry and one cost, and starts
+// that are affine in the program's loop variables.
+bool flatInstruction(const taidl::Instruction& inst) {
+  using taidl::ExprOp;
+  using taidl::RefKind;
+  for (const taidl::Stmt& st : inst.body) {
+    switch (st.kind) {
+      case taidl::StmtKind::kSet:
+      case taidl::StmtKind::kIf:
+      case taidl::StmtKind::kRepeat:
+        return false;
+      default:
+        break;
+    }
+    for (const taidl::Expr& e : st.starts) {
+      if (e.nodes().size() != 1) return false;
+      const taidl::ExprNode& n = e.nodes()[0];
+      bool ok = n.op == ExprOp::kInt ||
+                (n.op == ExprOp::kRef && (n.ref == RefKind::kAlpha || n.ref == RefKind::kBeta ||
+                                          n.ref == RefKind::kParam || n.ref == RefKind::kConst));
+      if (!ok) return false;
+    }
+  }
+  if (inst.cost != nullptr) {
+    for (const taidl::ExprNode& n : inst.cost->expr.nodes()) {
+      if (n.op == ExprOp::kRef && (n.ref == RefKind::kBeta || n.ref == RefKind::kReg ||
+                                   n.ref == RefKind::kLoop || n.ref == RefKind::kUnresolved))
+        return false;
+    }
+  }
+  return true;
+}
 
 // Affine::eval without the overflow checks (the caller proved they cannot fail).
 int64_t evalUnchecked(const Affine& a, const std::vector<int64_t>& loops) {
@@ -82,6 +144,9 @@ class Machine::Impl {
   taidl::WalkResult walk_;
   std::vector<std::unique_ptr<taidl::CompiledWalk>> walks_;  // per instruction, built on first use
   const std::string* file_ = nullptr;
+  // Compiled call sites of the last program run, by statement (kept across its runs).
+  const Program* compiled_for_ = nullptr;
+  std::unordered_map<const Stmt*, std::unique_ptr<CompiledSite>> compiled_;
 
   void reset(int64_t hbm_bytes) {
     if (hbm_bytes <= 0 || hbm_bytes > kMaxHbmBytes)
@@ -129,6 +194,8 @@ class Machine::Impl {
       site.attrs.resize(s.attrs.size());
       if (s.kind == StmtKind::kCall && !s.is_macro && known) site.proven = prove(s, lo, hi);
       if (s.kind == StmtKind::kCall && known) {
+        site.loop_lo = lo;
+        site.loop_hi = hi;
         site.attrs_fit = true;
         for (const Affine& a : s.attrs) {
           int64_t mn = 0, mx = 0;
@@ -196,6 +263,11 @@ class Machine::Impl {
       step(s);
       switch (st.kind) {
         case StmtKind::kCall:
+          if (!s.looked_up && options_.compiled_sites && !options_.trace) findCompiled(s);
+          if (s.compiled != nullptr && !options_.trace) {
+            compiledCall(s, loops);
+            break;
+          }
           if (s.attrs_fit) {
             for (size_t k = 0; k < st.attrs.size(); ++k)
               s.attrs[k] = evalUnchecked(st.attrs[k], loops);
@@ -235,6 +307,12 @@ class Machine::Impl {
   void callSite(Site& s) {
     if (!s.stmt->is_macro) {
       instruction(s.stmt->unit, s.attrs, s, s.memo, -1, s.proven);
+      if (!s.compile_done && options_.compiled_sites && !options_.trace) {
+        try {
+          compileSite(s);
+        } catch (const DiagnosticError&) {  // e.g. an overflow in the proofs: not compiled
+        }
+      }
       return;
     }
     ++stats_.macro_calls;
@@ -269,12 +347,147 @@ class Machine::Impl {
     exec_.execute(*e, walk_, attrs, s.walk.site, options_.clamp, state_);
   }
 
-  void count(Entry& e, int32_t inst) {
+  void count(Entry& e, int32_t inst) { count(e, inst, walk_.cost); }
+  void count(Entry& e, int32_t inst, int64_t cost) {
     ++stats_.instructions;
-    stats_.total_cost += walk_.cost;
+    stats_.total_cost += cost;
     ++stats_.per_instruction[static_cast<size_t>(inst)];
-    stats_.cost_per_instruction[static_cast<size_t>(inst)] += walk_.cost;
+    stats_.cost_per_instruction[static_cast<size_t>(inst)] += cost;
     ++e.executions;  // the byte counters are summed from these by stats()
+  }
+
+  // ---- compiled call sites ----
+  // After the first execution of call `s` in a run (which chose its entry through the full
+  // path): compiles it if its instruction is flat (flatInstruction), every require is proven over
+  // the loop ranges, the alpha attributes are constants (one key: no decisions exist without
+  // ifs and repeats) and every slice start stays inside its buffer over the loop ranges. Which
+  // attribute each start is, is read off the compiled walk: with every require proven it is a
+  // pure function of the attributes, and each start, being one attribute or a constant, moves by
+  // exactly 1 when that attribute does and not at all otherwise.
+  // The compilation of call `s` from an earlier run, if it was made for the same call.
+  // (An entry without `entry` records a call that does not qualify.)
+  void findCompiled(Site& s) {
+    s.looked_up = true;
+    auto it = compiled_.find(s.stmt);
+    if (it == compiled_.end()) return;
+    const CompiledSite& c = *it->second;
+    const Stmt& st = *s.stmt;
+    if (st.kind == StmtKind::kCall && !st.is_macro && c.unit == st.unit && c.attrs == st.attrs &&
+        c.loop_lo == s.loop_lo && c.loop_hi == s.loop_hi && c.hbm_bytes == state_.hbm_bytes) {
+      s.compiled = c.entry != nullptr ? &c : nullptr;
+      s.compile_done = true;
+    }
+  }
+
+  void compileSite(Site& s) {
+    s.compile_done = true;
+    const Stmt& st = *s.stmt;
+    auto c = std::make_unique<CompiledSite>();
+    c->unit = st.unit;
+    c->attrs = st.attrs;
+    c->loop_lo = s.loop_lo;
+    c->loop_hi = s.loop_hi;
+    c->hbm_bytes = state_.hbm_bytes;
+    CompiledSite& kept = *(compiled_[s.stmt] = std::move(c));  // without entry until it fits
+    if (!compileInto(s, kept)) kept.entry = nullptr;
+    s.compiled = kept.entry != nullptr ? &kept : nullptr;
+  }
+
+  bool compileInto(Site& s, CompiledSite& c) {
+    const Stmt& st = *s.stmt;
+    const taidl::Instruction& inst = isa_.instructions[static_cast<size_t>(st.unit)];
+    size_t nreq = inst.requires_.size();
+    uint64_t all = nreq >= 64 ? ~uint64_t{0} : (uint64_t{1} << nreq) - 1;
+    if (nreq > 64 || s.proven != all || !s.attrs_fit || s.memo == nullptr ||
+        s.loop_lo.size() != s.loop_hi.size() || !flatInstruction(inst))
+      return false;
+    for (int32_t k = 0; k < inst.num_alpha; ++k) {
+      if (!st.attrs[static_cast<size_t>(k)].terms.empty()) return false;
+    }
+    Entry& e = *s.memo;
+    const taidl::CompiledWalk& cw = compiledWalk(st.unit);
+    std::vector<int64_t> regs = state_.regs;
+    taidl::WalkResult at, moved;
+    if (!cw.run(s.attrs, regs, at, all) || at.key.words != e.spec->key.words) return false;
+    // slot[j]: the attribute start j is (-1: a constant).
+    std::vector<int32_t> slot(at.starts.size(), -1);
+    std::vector<int64_t> attrs = s.attrs;
+    for (size_t k = static_cast<size_t>(inst.num_alpha); k < attrs.size(); ++k) {
+      if (attrs[k] == INT64_MAX) return false;
+      attrs[k] += 1;
+      bool ok = cw.run(attrs, regs, moved, all) && moved.starts.size() == at.starts.size() &&
+                moved.key.words == at.key.words;
+      attrs[k] -= 1;
+      if (!ok) return false;
+      for (size_t j = 0; j < at.starts.size(); ++j) {
+        int64_t d = moved.starts[j] - at.starts[j];
+        if (d != 0 && (d != 1 || slot[j] >= 0)) return false;
+        if (d == 1) slot[j] = static_cast<int32_t>(k);
+      }
+    }
+    c.cost = at.cost;
+    for (const detail::AccessPlan& a : e.accesses) {
+      if (!placeAccess(s, a, at, slot, c)) return false;
+    }
+    c.entry = &e;
+    return true;
+  }
+
+  // Adds access `a`'s byte offset as an affine function of the loop variables to `c`, if its
+  // starts provably stay inside the buffer.
+  bool placeAccess(const Site& s, const detail::AccessPlan& a, const taidl::WalkResult& at,
+                   const std::vector<int32_t>& slot, CompiledSite& c) {
+    if (a.start_offset + a.dims.size() > at.starts.size()) return false;
+    int64_t base = 0;
+    std::vector<int64_t> coeff(s.loop_lo.size(), 0);
+    for (size_t k = 0; k < a.dims.size(); ++k) {
+      size_t j = a.start_offset + k;
+      Affine start(at.starts[j]);
+      if (slot[j] >= 0) {
+        if (at.starts[j] != s.attrs[static_cast<size_t>(slot[j])]) return false;
+        start = s.stmt->attrs[static_cast<size_t>(slot[j])];
+      }
+      int64_t mn = 0, mx = 0;
+      int64_t dim = a.buffer == 0 ? state_.hbm_bytes : a.dims[k];
+      if (!affineRange(start, s.loop_lo, s.loop_hi, &mn, &mx) || mn < 0 || mx > dim - a.extent[k])
+        return false;
+      int64_t scale = a.stride[k] * a.elem, p = 0;  // the buffer's size bounds both factors
+      if (__builtin_mul_overflow(start.constant, scale, &p) ||
+          __builtin_add_overflow(base, p, &base))
+        return false;
+      for (const Affine::Term& t : start.terms) {
+        if (t.depth >= coeff.size() || __builtin_mul_overflow(t.coeff, scale, &p) ||
+            __builtin_add_overflow(coeff[t.depth], p, &coeff[t.depth]))
+          return false;
+      }
+    }
+    // Every partial sum of the evaluation stays in int64 over the loop ranges.
+    Affine offset(base);
+    for (size_t d = 0; d < coeff.size(); ++d) {
+      if (coeff[d] != 0) offset.terms.push_back({static_cast<uint32_t>(d), coeff[d]});
+    }
+    int64_t mn = 0, mx = 0;
+    if (!affineRange(offset, s.loop_lo, s.loop_hi, &mn, &mx)) return false;
+    c.base.push_back(base);
+    if (c.terms_begin.empty()) c.terms_begin.push_back(0);
+    for (const Affine::Term& t : offset.terms)
+      c.terms.push_back({t.depth, t.coeff});
+    c.terms_begin.push_back(static_cast<uint32_t>(c.terms.size()));
+    return true;
+  }
+
+  void compiledCall(Site& s, const std::vector<int64_t>& loops) {
+    const CompiledSite& c = *s.compiled;
+    Entry& e = *c.entry;
+    int64_t* off = exec_.offsets(c.base.size());
+    for (size_t i = 0; i < c.base.size(); ++i) {
+      int64_t v = c.base[i];
+      for (uint32_t t = c.terms_begin[i]; t < c.terms_begin[i + 1]; ++t)
+        v += c.terms[t].coeff * loops[c.terms[t].depth];
+      off[i] = v;
+    }
+    count(e, s.stmt->unit, c.cost);
+    exec_.executePlaced(e, state_);
   }
 
   // Fills the byte counters of stats_ from the executions of each entry.
@@ -302,6 +515,8 @@ class Machine::Impl {
 
   void execute(const Program& p) {
     file_ = &p.file;
+    if (compiled_for_ != &p) compiled_.clear();  // only the program run last is kept
+    compiled_for_ = &p;
     std::vector<int64_t> lo, hi;
     std::vector<Site> sites = prepare(p.body, lo, hi, true);
     std::vector<int64_t> loops;

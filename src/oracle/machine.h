@@ -64,6 +64,10 @@ struct RunOptions {
   // Queue independent executions of one elementwise specialisation and run them as one plan
   // (docs/oracle.md, "Batching"); results are identical either way. Off while `trace` is set.
   bool batch = true;
+  // Execute qualifying call sites without the walk: per site, the entry, the cost and each
+  // access's byte offset as an affine function of the loop variables, proven in bounds over the
+  // loop ranges (docs/oracle.md, "Compiled call sites"); results and stats are identical.
+  bool compiled_sites = true;
 };
 
 // Counters of one run (Machine::stats()); always collected, they cost a few additions per call.

@@ -606,5 +606,235 @@ TEST(Machine, ResetClearsEverythingARunWrote) {
   }
 }
 
+// ---- compiled call sites (RunOptions::compiled_sites) against the walk, bit for bit ------------
+
+// Random AMX programs: AVX-512 and tile instructions in loops (nested, bounds over enclosing
+// variables), registers and addresses affine in the loop variables — mostly in range, sometimes
+// not (a violated require or an out-of-range slice must be reported identically).
+class RandomAmxProgram {
+ public:
+  RandomAmxProgram(const taidl::Isa& isa, uint32_t seed) : isa_(isa), rng_(seed), p_("r", kHbm) {
+    p_.addInput("x", 0, hlo::Shape(PrimitiveType::kF32, {1024}));
+    p_.addOutput("y", 4096, hlo::Shape(PrimitiveType::kF32, {1024}));
+    block(0, 8 + static_cast<int>(rng_() % 10));
+  }
+  Program& program() { return p_; }
+
+ private:
+  static constexpr int64_t kHbm = 8192;
+  struct Var {
+    Affine v;
+    int64_t lo, hi;  // inclusive range
+  };
+
+  int64_t pick(int64_t n) { return static_cast<int64_t>(rng_() % static_cast<uint64_t>(n)); }
+
+  // A value in [0, limit) for every iteration (rarely one that leaves it), scaled by `step`.
+  Affine value(int64_t limit, int64_t step = 1) {
+    bool wild = pick(300) == 0;
+    if (vars_.empty() || pick(3) == 0) return Affine(step * (wild ? limit : pick(limit)));
+    const Var& x = vars_[static_cast<size_t>(pick(static_cast<int64_t>(vars_.size())))];
+    int64_t span = x.hi - x.lo;
+    if (span >= limit) return Affine(step * pick(limit));
+    int64_t c = pick(limit - span) - x.lo + (wild ? limit : 0);
+    return step * (x.v + Affine(c));
+  }
+  Affine reg() { return value(32); }
+  Affine tile() { return value(8); }
+  Affine addr(int64_t bytes) { return value((kHbm - bytes) / 4, 4); }
+
+  void call() {
+    switch (pick(11)) {
+      case 0:
+        p_.call(isa_, "mm512_load", {reg(), addr(64)});
+        return;
+      case 1:
+        p_.call(isa_, "mm512_store", {addr(64), reg()});
+        return;
+      case 2:
+      case 3:
+        p_.call(isa_, "mm512_fmadd", {reg(), reg(), reg()});
+        return;
+      case 4:
+        p_.call(isa_, "mm512_add", {reg(), reg(), reg()});
+        return;
+      case 5:
+        p_.call(isa_, pick(2) ? "mm512_xor" : "mm512_max", {reg(), reg(), reg()});
+        return;
+      case 6:
+        p_.call(isa_, "mm512_broadcast_mem", {reg(), addr(4)});
+        return;
+      case 7:
+        p_.call(isa_, "mm512_add_mem", {reg(), addr(64), reg()});
+        return;
+      case 8: {
+        int64_t stride = pick(2) ? 64 : 16;
+        p_.call(isa_, pick(2) ? "tileloadd" : "tilestored",
+                {Affine(stride), tile(), addr(16 * 64)});
+        return;
+      }
+      case 9: {  // three distinct tiles (else a violated require), sometimes moving with a loop
+        int64_t t0 = pick(8), t1 = (t0 + 1 + pick(7)) % 8, t2 = (t0 + 1 + pick(7)) % 8;
+        if (t1 == t2) t2 = (t2 + 1) % 8 == t0 ? (t2 + 2) % 8 : (t2 + 1) % 8;
+        Affine d(t0);
+        if (!vars_.empty() && vars_.back().hi - vars_.back().lo == 0 && pick(2) == 0)
+          d = vars_.back().v + Affine(t0 - vars_.back().lo);
+        p_.call(isa_, "tdpbusd", {d, Affine(t1), Affine(t2)});
+        return;
+      }
+      default:
+        p_.call(isa_, "tilezero", {tile()});
+        return;
+    }
+  }
+
+  void block(int depth, int n) {
+    for (int i = 0; i < n; ++i) {
+      if (depth < 2 && pick(4) == 0) {
+        int64_t lo = pick(3), len = 1 + pick(4);
+        Affine hi(lo + len);
+        int64_t hi_max = lo + len - 1;
+        if (!vars_.empty() && pick(3) == 0) {  // bound over the enclosing variable
+          hi = vars_.back().v + Affine(lo + len - vars_.back().lo);
+          hi_max = lo + len - vars_.back().lo + vars_.back().hi - 1;
+        }
+        Affine v = p_.beginLoop("v" + std::to_string(depth) + "_" + std::to_string(i), lo, hi);
+        vars_.push_back({v, lo, hi_max});
+        block(depth + 1, 1 + static_cast<int>(pick(5)));
+        vars_.pop_back();
+        p_.endLoop();
+        continue;
+      }
+      call();
+    }
+  }
+
+  const taidl::Isa& isa_;
+  std::mt19937 rng_;
+  Program p_;
+  std::vector<Var> vars_;
+};
+
+// Runs `p` with `options` on `m`: the outputs, the stats, or the error text.
+struct Outcome {
+  std::map<std::string, Literal> out;
+  Stats stats;
+  std::string error;
+};
+Outcome runOn(Machine& m, const Program& p, const std::map<std::string, Literal>& inputs) {
+  Outcome o;
+  try {
+    o.out = m.run(p, inputs);
+    o.stats = m.stats();
+  } catch (const DiagnosticError& e) {
+    o.error = e.what();
+  }
+  return o;
+}
+
+void expectSameOutcome(const Outcome& a, const Outcome& b, const std::string& what) {
+  ASSERT_EQ(a.error, b.error) << what;
+  ASSERT_EQ(a.out.size(), b.out.size()) << what;
+  for (const auto& [name, lit] : a.out) {
+    const Literal& other = b.out.at(name);
+    ASSERT_EQ(std::memcmp(lit.bytes(), other.bytes(), lit.byteCount()), 0) << what << " " << name;
+  }
+  if (!a.error.empty()) return;
+  EXPECT_EQ(a.stats.instructions, b.stats.instructions) << what;
+  EXPECT_EQ(a.stats.steps, b.stats.steps) << what;
+  EXPECT_EQ(a.stats.total_cost, b.stats.total_cost) << what;
+  EXPECT_EQ(a.stats.per_instruction, b.stats.per_instruction) << what;
+  EXPECT_EQ(a.stats.cost_per_instruction, b.stats.cost_per_instruction) << what;
+  EXPECT_EQ(a.stats.moved, b.stats.moved) << what;
+  EXPECT_EQ(a.stats.bytes_read, b.stats.bytes_read) << what;
+  EXPECT_EQ(a.stats.bytes_written, b.stats.bytes_written) << what;
+}
+
+std::map<std::string, Literal> randomInputs(const Program& p, uint64_t seed) {
+  std::map<std::string, Literal> in;
+  for (const Tensor& t : p.tensors) {
+    if (t.kind == TensorKind::kInput) in.emplace(t.name, hlo::randomLiteral(t.shape, seed++));
+  }
+  return in;
+}
+
+TEST(Machine, CompiledSitesMatchTheWalkOnRandomPrograms) {
+  taidl::Isa isa = taidl::loadIsaFile(tacit::testing::sourceDir() + "/isa/amx.taidl", {});
+  int errors = 0;
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    RandomAmxProgram gen(isa, seed);
+    const Program& p = gen.program();
+    auto inputs = randomInputs(p, seed);
+    RunOptions walked;
+    walked.compiled_sites = false;
+    walked.batch = seed % 2 == 0;
+    RunOptions compiled = walked;
+    compiled.compiled_sites = true;
+    Machine a(isa, walked), b(isa, compiled);
+    Outcome want = runOn(a, p, inputs);
+    errors += want.error.empty() ? 0 : 1;
+    std::string what = "seed " + std::to_string(seed) + "\n" + printProgram(isa, p);
+    expectSameOutcome(want, runOn(b, p, inputs), what);
+    // A second run reuses the compiled sites.
+    expectSameOutcome(want, runOn(b, p, inputs), what + " (second run)");
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(errors, 0);  // the generator also exercises the error paths
+  EXPECT_LT(errors, 200);
+}
+
+// A statement changed between two runs of the same Program is compiled again, not reused.
+TEST(Machine, CompiledSitesFollowAChangedProgram) {
+  taidl::Isa isa = taidl::loadIsaFile(tacit::testing::sourceDir() + "/isa/amx.taidl", {});
+  Program p = parseProgram(isa, R"(kernel k hbm=8192 {
+  input x @0 : f32[1024];
+  output y @4096 : f32[1024];
+  loop i in [0, 4) {
+    mm512_load(dst=i, addr=64*i);
+    mm512_fmadd(dst=i, src1=i, src2=i);
+    mm512_store(addr=64*i + 4096, src=i);
+  }
+})",
+                           "k.tasm");
+  auto inputs = randomInputs(p, 3);
+  Machine m(isa);
+  m.run(p, inputs);
+  p.body[0].body[2].attrs[0] = p.body[0].body[2].attrs[0] + Affine(256);  // store elsewhere
+  RunOptions walked;
+  walked.compiled_sites = false;
+  Machine fresh(isa, walked);
+  expectSameOutcome(runOn(fresh, p, inputs), runOn(m, p, inputs), "changed store");
+  p.body[0].body[2].attrs[0] = p.body[0].body[2].attrs[0] + Affine(4096);  // now out of range
+  expectSameOutcome(runOn(fresh, p, inputs), runOn(m, p, inputs), "out of range");
+}
+
+TEST(Machine, CompiledSitesMatchTheWalkOnTheShippedKernels) {
+  struct K {
+    const char* spec;
+    int64_t dim;
+    const char* program;
+  };
+  for (K k :
+       {K{"amx", 0, "amx/sgemm_avx_16"}, K{"amx", 0, "amx/cnn_inference_amx_16"},
+        K{"amx", 0, "amx/rnn_inference_amx_16"}, K{"gemmini", 16, "gemmini/tiled_matmul_os_16_8"},
+        K{"gemmini", 16, "gemmini/tiled_matmul_ws_16_8"},
+        K{"gemmini", 64, "gemmini/tiled_matmul_ws_64_4"}}) {
+    taidl::ParamOverrides params;
+    if (k.dim) params.emplace_back("DIM", k.dim);
+    taidl::Isa isa = taidl::loadIsaFile(
+        tacit::testing::sourceDir() + "/isa/" + std::string(k.spec) + ".taidl", params);
+    Program p = parseProgramFile(
+        isa, tacit::testing::sourceDir() + "/examples/" + std::string(k.program) + ".tasm");
+    auto inputs = randomInputs(p, 11);
+    RunOptions walked;
+    walked.compiled_sites = false;
+    Machine a(isa, walked), b(isa);
+    Outcome want = runOn(a, p, inputs);
+    EXPECT_TRUE(want.error.empty()) << want.error;
+    expectSameOutcome(want, runOn(b, p, inputs), k.program);
+    expectSameOutcome(want, runOn(b, p, inputs), std::string(k.program) + " (second run)");
+  }
+}
+
 }  // namespace
 }  // namespace tacit::oracle
