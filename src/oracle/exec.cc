@@ -89,6 +89,23 @@ void copyRuns(const AccessPlan& a, uint8_t* mem, uint8_t* dense, bool to_dense) 
   }
 }
 
+// memcpy with the sizes of vector registers inlined (queued slices are mostly one register).
+inline void copyBytes(uint8_t* dst, const uint8_t* src, size_t n) {
+  switch (n) {
+    case 64:
+      std::memcpy(dst, src, 64);
+      return;
+    case 32:
+      std::memcpy(dst, src, 32);
+      return;
+    case 16:
+      std::memcpy(dst, src, 16);
+      return;
+    default:
+      std::memcpy(dst, src, n);
+  }
+}
+
 // Batched execution (BatchPlan): which computations qualify, and their batched copies.
 
 // Bytes per bit of the queue's dirty maps.
@@ -372,6 +389,8 @@ bool Executor::conflicts(const Entry& e) const {
     const std::vector<uint64_t>& map = dirty_[static_cast<size_t>(a.buffer)];
     if (map.empty() || a.span_bytes == 0) continue;
     int64_t lo = offsets_[i];
+    const auto& [wlo, whi] = dirty_span_[static_cast<size_t>(a.buffer)];
+    if (lo + a.span_bytes <= wlo || lo >= whi) continue;  // outside every queued write
     int64_t last = (lo + a.span_bytes - 1) / kDirtyBlock;
     for (int64_t blk = lo / kDirtyBlock; blk <= last; ++blk) {
       if (map[static_cast<size_t>(blk >> 6)] >> (blk & 63) & 1) return true;
@@ -389,15 +408,20 @@ void Executor::enqueue(Entry& e, State& state) {
   for (size_t r = 0; r < p.reads.size(); ++r) {
     const AccessPlan& a = e.accesses[p.reads[r]];
     const uint8_t* mem = state.buffers[static_cast<size_t>(a.buffer)].data() + offsets_[p.reads[r]];
-    std::memcpy(b.in[r].data() + i * static_cast<size_t>(a.bytes), mem,
-                static_cast<size_t>(a.bytes));
+    copyBytes(b.in[r].data() + i * static_cast<size_t>(a.bytes), mem, static_cast<size_t>(a.bytes));
   }
-  if (dirty_.size() != state.buffers.size()) dirty_.resize(state.buffers.size());
+  if (dirty_.size() != state.buffers.size()) {
+    dirty_.resize(state.buffers.size());
+    dirty_span_.assign(state.buffers.size(), {INT64_MAX, INT64_MIN});
+  }
   for (size_t w = 0; w < p.writes.size(); ++w) {
     const AccessPlan& a = e.accesses[p.writes[w]];
     auto buf = static_cast<size_t>(a.buffer);
     int64_t lo = offsets_[p.writes[w]];
     b.dst[i * p.writes.size() + w] = state.buffers[buf].data() + lo;
+    auto& [wlo, whi] = dirty_span_[buf];
+    wlo = std::min(wlo, lo);
+    whi = std::max(whi, lo + a.bytes);
     std::vector<uint64_t>& map = dirty_[buf];
     if (map.empty()) {
       size_t blocks = (state.buffers[buf].size() + kDirtyBlock - 1) / kDirtyBlock;
@@ -421,8 +445,10 @@ void Executor::flush(State& state) {
   auto n = static_cast<size_t>(queued_);
   queued_ = 0;
   queue_entry_ = nullptr;
-  for (const auto& [buf, word] : dirty_words_)
+  for (const auto& [buf, word] : dirty_words_) {
     dirty_[static_cast<size_t>(buf)][word] = 0;
+    dirty_span_[static_cast<size_t>(buf)] = {INT64_MAX, INT64_MIN};
+  }
   dirty_words_.clear();
   hlo::EvalPlan* plan = p.plan.get();
   if (n > 1) {
@@ -443,7 +469,7 @@ void Executor::flush(State& state) {
   for (size_t i = 0; i < n; ++i) {
     for (size_t w = 0; w < p.writes.size(); ++w) {
       auto bytes = static_cast<size_t>(e.accesses[p.writes[w]].bytes);
-      std::memcpy(b.dst[i * p.writes.size() + w], b.out[w].data() + i * bytes, bytes);
+      copyBytes(b.dst[i * p.writes.size() + w], b.out[w].data() + i * bytes, bytes);
     }
   }
 }
@@ -452,6 +478,7 @@ void Executor::discard() {
   queued_ = 0;
   queue_entry_ = nullptr;
   dirty_.clear();  // the buffers may change size (HBM)
+  dirty_span_.clear();
   dirty_words_.clear();
 }
 

@@ -153,6 +153,7 @@ class Executor {
   int queued_ = 0;
   std::vector<std::vector<uint64_t>> dirty_;
   std::vector<std::pair<int32_t, size_t>> dirty_words_;
+  std::vector<std::pair<int64_t, int64_t>> dirty_span_;  // per buffer: [lo, hi) of queued writes
   std::unordered_map<CacheKey, std::unique_ptr<Entry>, CacheKeyHash> cache_;
 };
 
