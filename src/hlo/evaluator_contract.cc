@@ -129,7 +129,7 @@ class DotStep final : public Step {
     if (!storesDirectly(c_.acc, c_.out_type)) store_ = kernels::convertKernel(c_.acc, c_.out_type);
   }
   void allocate() override {
-    ws_ = GemmWorkspace(c_.acc, c_.m, c_.n, c_.k);
+    ws_ = GemmWorkspace(c_.acc, c_.m, c_.n, c_.k, c_.lhs_type, c_.rhs_type);
     if (store_) scratch_ = AlignedBytes(static_cast<size_t>(c_.m * c_.n * byteSize(c_.acc)));
   }
   size_t workspaceBytes() const override { return ws_.bytes() + scratch_.size(); }

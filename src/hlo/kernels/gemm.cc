@@ -358,6 +358,7 @@ void gemmTyped(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, i
       return;
     }
   }
+  if (ws.pairsOnly()) throw std::logic_error("gemm: workspace made for int8/int16 operands");
   PackFn<kAcc> pack_a = packAFor<kAcc>(a.type), pack_b = packBFor<kAcc>(b.type);
   auto* pa = reinterpret_cast<Native<kAcc>*>(ws.packedA());
   auto* pb = reinterpret_cast<Native<kAcc>*>(ws.packedB());
@@ -444,6 +445,14 @@ decltype(auto) dispatchAcc(P acc, Fn&& fn) {
 }
 
 }  // namespace
+
+GemmWorkspace::GemmWorkspace(P acc, int64_t m, int64_t n, int64_t k, P a_type, P b_type)
+    : GemmWorkspace(acc, m, n,
+                    acc == P::kU32 && kHaveVnni && vnniOperand(a_type) && vnniOperand(b_type)
+                        ? (k + 1) / 2  // a pair of k per 32-bit word
+                        : k) {
+  pairs_only_ = acc == P::kU32 && kHaveVnni && vnniOperand(a_type) && vnniOperand(b_type);
+}
 
 GemmWorkspace::GemmWorkspace(P acc, int64_t m, int64_t n, int64_t k) {
   size_t a_bytes = 0, b_bytes = 0;

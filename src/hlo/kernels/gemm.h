@@ -35,6 +35,9 @@ class GemmWorkspace {
   GemmWorkspace() = default;
   // acc is kF32, kF64, kU32 or kU64.
   GemmWorkspace(PrimitiveType acc, int64_t m, int64_t n, int64_t k);
+  // For operands of these types only: int8/int16 operands packed in pairs need half the space.
+  GemmWorkspace(PrimitiveType acc, int64_t m, int64_t n, int64_t k, PrimitiveType a_type,
+                PrimitiveType b_type);
   uint8_t* packedA() { return a_.data(); }
   uint8_t* packedB() { return b_.data(); }
   // Narrow problems (n far below the register tile width) are computed transposed,
@@ -42,10 +45,13 @@ class GemmWorkspace {
   bool transposed() const { return transposed_; }
   uint8_t* transposedC() { return ct_.data(); }
   size_t bytes() const { return a_.size() + b_.size() + ct_.size(); }
+  // Sized for operands packed in pairs (the int8/int16 kernel) only.
+  bool pairsOnly() const { return pairs_only_; }
 
  private:
   AlignedBytes a_, b_, ct_;
   bool transposed_ = false;
+  bool pairs_only_ = false;
 };
 
 // Whether `t` may be a GEMM operand packed into accumulation type `acc` (see gemm()).
