@@ -180,9 +180,15 @@ std::unique_ptr<hlo::HloModule> batchedModule(const hlo::HloModule& m, int64_t b
 
 }  // namespace
 
-bool Executor::batchPlan(const Entry& e, BatchPlan& batch, int k) {
+int BatchPlan::sizeFor(int n) {
+  if (n <= 2) return 2;
+  if (n <= 4) return 4;
+  return (n + 7) / 8 * 8;
+}
+
+bool Executor::batchPlan(const Entry& e, BatchPlan& batch, int size) {
   const PhasePlan& p = e.phases[0];
-  int64_t b = int64_t{1} << k;
+  int64_t b = size;
   try {
     std::unique_ptr<hlo::HloModule> m = batchedModule(*e.spec->phases[0].module, b);
     auto plan = std::make_unique<hlo::EvalPlan>(hlo::EvalPlan::compile(*m->entry()));
@@ -197,7 +203,7 @@ bool Executor::batchPlan(const Entry& e, BatchPlan& batch, int k) {
       if (outs[i].byteSize() != b * e.accesses[p.writes[i]].bytes) return false;
     }
     batch.modules.push_back(std::move(m));
-    batch.plans[k] = std::move(plan);
+    batch.plans[size] = std::move(plan);
     return true;
   } catch (const DiagnosticError&) {
     return false;
@@ -221,7 +227,7 @@ void Executor::prepareBatch(Entry& e) {
   auto batch = std::make_unique<BatchPlan>();
   // The smallest batch is compiled now (and must fit); larger ones when first needed (every batch
   // size has the same instructions, only a longer leading dimension).
-  if (!batchPlan(e, *batch, 1)) return;
+  if (!batchPlan(e, *batch, 2)) return;
   batch->in.resize(p.reads.size());
   batch->out.resize(p.writes.size());
   batch->in_ptrs.resize(batch->in.size());
@@ -452,14 +458,11 @@ void Executor::flush(State& state) {
   dirty_words_.clear();
   hlo::EvalPlan* plan = p.plan.get();
   if (n > 1) {
-    int k = 1;
-    while ((size_t{1} << k) < n)
-      ++k;
-    if (!b.plans[k] && !batchPlan(e, b, k)) {
-      fail("oracle: internal error: no batched plan for " + std::to_string(size_t{1} << k) +
-           " executions");
+    int size = BatchPlan::sizeFor(static_cast<int>(n));
+    if (!b.plans[size] && !batchPlan(e, b, size)) {
+      fail("oracle: internal error: no batched plan for " + std::to_string(size) + " executions");
     }
-    plan = b.plans[k].get();
+    plan = b.plans[size].get();
   }
   for (size_t r = 0; r < b.in.size(); ++r)
     b.in_ptrs[r] = b.in[r].data();

@@ -54,9 +54,12 @@ struct BatchPlan {
   static constexpr int kMax = 32;                        // executions per batch
   static constexpr int64_t kMaxItemBytes = 1024;         // bytes read + written per execution
   std::vector<std::unique_ptr<hlo::HloModule>> modules;  // per batch size, kept for the plans
-  std::unique_ptr<hlo::EvalPlan> plans[6];               // batch 2^k, k = 1..5 ([0] unused)
-  std::vector<hlo::AlignedBytes> in, out;                // `capacity` items per read / write
-  int capacity = 0;                                      // a power of two, at most kMax
+  // Plans per batch size: 2, 4 and multiples of 8 up to kMax (sizeFor), so that a batch runs
+  // at most 7 idle items (sgemm's batches of 24 are exact).
+  std::unique_ptr<hlo::EvalPlan> plans[kMax + 1];
+  static int sizeFor(int n);               // the plan size for n >= 2 queued items
+  std::vector<hlo::AlignedBytes> in, out;  // `capacity` items per read / write
+  int capacity = 0;  // a power of two, at most kMax (>= sizeFor(n) for n <= capacity)
   std::vector<const void*> in_ptrs;
   std::vector<void*> out_ptrs;
   std::vector<uint8_t*> dst;  // per queued item and write: where the result goes
@@ -139,8 +142,8 @@ class Executor {
   // Each uses offsets_: the byte offset of every access of the execution in its buffer.
   void runNow(Entry& e, State& state);
   void prepareBatch(Entry& e);
-  bool batchPlan(const Entry& e, BatchPlan& batch, int k);  // compiles batch size 2^k
-  void growBatch(Entry& e, int capacity);                   // batch buffers for `capacity` items
+  bool batchPlan(const Entry& e, BatchPlan& batch, int size);  // compiles plans[size]
+  void growBatch(Entry& e, int capacity);                      // batch buffers for `capacity` items
   bool conflicts(const Entry& e) const;
   void enqueue(Entry& e, State& state);
 
