@@ -15,16 +15,32 @@ const std::vector<BaseView>& ViewIndex::views(ClassId c) {
   auto it = memo_.find(c.value);
   if (it != memo_.end()) return it->second;
   std::vector<BaseView> result{{c, StridedView::identity(b_.shape(c).byteSize())}};
-  if (!visiting_.insert(c.value).second) return memo_[c.value] = result;  // cycle: identity only
+  if (!visiting_.insert(c.value).second) {  // a cycle: identity only, and not remembered
+    auto at = std::find(stack_.begin(), stack_.end(), c.value);
+    for (++at; at != stack_.end(); ++at)
+      incomplete_.insert(*at);
+    cut_ = std::move(result);
+    return cut_;
+  }
+  stack_.push_back(c.value);
   for (NodeId n : g_.nodes(c))
     extend(c, n, result);
+  stack_.pop_back();
   // Deterministic cap: keep the identity and the views of the oldest bases.
   std::stable_sort(result.begin() + 1, result.end(), [](const BaseView& a, const BaseView& x) {
     return a.base.value < x.base.value;
   });
   if (result.size() > kMaxViewsPerClass) result.resize(kMaxViewsPerClass);
   visiting_.erase(c.value);
-  return memo_[c.value] = result;
+  std::vector<BaseView>& stored = memo_[c.value] = std::move(result);
+  if (stack_.empty()) {
+    // The outermost query is complete (cuts only mark classes above the cut one).
+    for (uint32_t x : incomplete_)
+      memo_.erase(x);
+    incomplete_.clear();
+    return memo_[c.value];
+  }
+  return stored;
 }
 
 // The views of c through e-node n (a movement, or a pad that only grows dimension 0).

@@ -40,7 +40,13 @@ class ViewIndex {
   const egraph::EGraph& g_;
   IrBuilder& b_;
   std::unordered_map<uint32_t, std::vector<BaseView>> memo_;
-  std::unordered_set<uint32_t> visiting_;
+  // Classes being computed, outermost first. A class reached again is a cycle (x = bitcast(y),
+  // y = bitcast(x)): it contributes only its identity there, so the classes computed above it on
+  // the stack may miss views; they are forgotten when the outermost query ends and computed again
+  // on their next query (by then the rest of the cycle is known).
+  std::vector<uint32_t> stack_;
+  std::unordered_set<uint32_t> visiting_, incomplete_;
+  std::vector<BaseView> cut_;
 };
 
 bool isByteVector(const hlo::Shape& s);
