@@ -109,6 +109,7 @@ class Checker {
   void applyOverrides();
   void checkInstructionUnit(int32_t index);
   void checkMacroUnit(int32_t index);
+  void finishMacros();
 
   Isa& isa_;
   ParamOverrides overrides_;

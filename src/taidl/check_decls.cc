@@ -287,9 +287,19 @@ void Checker::checkMacroUnit(int32_t index) {
   auto& ranges = isa_.macro_ranges[static_cast<size_t>(index)];
   for (int32_t i = 0; i < m.num_alpha; ++i)
     ranges.push_back(AlphaRange{bounds[static_cast<size_t>(i)]});
-  if (!sem.selectable)
-    warn(m.name.offset, "macro " + m.name.text + " is not selectable: " + sem.reason);
   isa_.macro_semantics[static_cast<size_t>(index)] = std::move(sem);
+}
+
+// After every unit: macros following a register protocol may become selectable (symbolic.h); the
+// others are reported.
+void Checker::finishMacros() {
+  selectRegisterProtocolMacros(isa_);
+  for (size_t i = 0; i < isa_.macros.size(); ++i) {
+    const Semantics& sem = isa_.macro_semantics[i];
+    const Macro& m = isa_.macros[i];
+    if (!sem.selectable)
+      warn(m.name.offset, "macro " + m.name.text + " is not selectable: " + sem.reason);
+  }
 }
 
 void Checker::run() {
@@ -331,6 +341,7 @@ void Checker::run() {
         break;
     }
   }
+  finishMacros();
 }
 
 }  // namespace tacit::taidl

@@ -131,8 +131,13 @@ bool disjoint(const MemWrite& w, const std::vector<Expr>& starts,
 class Composer {
  public:
   Composer(const Isa& isa, std::vector<FlatCall> calls, const std::vector<Attribute>& attrs,
-           std::string unit, bool is_macro)
-      : isa_(isa),
+           std::string unit, bool is_macro, std::span<const int64_t> entry = {},
+           std::vector<std::vector<int64_t>>* exits = nullptr,
+           const std::vector<bool>* dropped_buffers = nullptr)
+      : entry_(entry.begin(), entry.end()),
+        exits_(exits),
+        dropped_(dropped_buffers),
+        isa_(isa),
         calls_(std::move(calls)),
         attrs_(attrs),
         unit_(std::move(unit)),
@@ -143,6 +148,8 @@ class Composer {
     try {
       State init;
       init.regs.assign(isa_.registers.size(), std::nullopt);
+      for (size_t r = 0; r < entry_.size() && r < init.regs.size(); ++r)
+        init.regs[r] = Expr::integer(entry_[r]);
       init.kase.cost = Expr::integer(0);
       work_.push_back(std::move(init));
       while (!work_.empty()) {
@@ -291,6 +298,12 @@ class Composer {
       Expr c = need(r->expr, st, "require", r->offset);
       if (auto v = c.constantValue()) {
         if (*v != 0) continue;
+        // Entered in a concrete register state, the call cannot execute in that state: the
+        // macro does not follow a protocol through it (not an error in the spec).
+        if (!entry_.empty())
+          throw NotSelectable{where(st) + "its constraint `" + exprText(r->expr) +
+                                  "` is false in a reachable register state" + at(r->offset),
+                              r->offset};
         uint32_t site = is_macro_ ? calls_[st.call].offset : r->offset;
         isa_.fail(site, (is_macro_ ? "call " + std::to_string(st.call + 1) + " (" + inst.name.text +
                                          ") can never execute in " + unit_
@@ -564,6 +577,7 @@ class Composer {
   void finish(State& st) {
     for (const MemWrite& w : st.writes) {
       if (w.superseded) continue;
+      if (dropped_ && (*dropped_)[static_cast<size_t>(w.buffer)]) continue;
       SymSlice out = makeSlice(st, w.buffer, w.starts, w.extents, w.offset, "writes");
       out.value = w.value;
       st.kase.outputs.push_back(std::move(out));
@@ -576,7 +590,23 @@ class Composer {
       if (b.empty()) return;
     }
     prune(st.kase);
+    if (exits_) exits_->push_back(exitRegisters(st));
     done_.push_back(std::move(st.kase));
+  }
+
+  // The registers' values at the end of a case entered with concrete values: constants, or the
+  // unit is not selectable this way (its effect on the machine state depends on its attributes).
+  std::vector<int64_t> exitRegisters(const State& st) const {
+    std::vector<int64_t> out;
+    for (size_t r = 0; r < st.regs.size(); ++r) {
+      std::optional<int64_t> v = st.regs[r] ? st.regs[r]->constantValue() : std::nullopt;
+      if (!v)
+        throw NotSelectable{unit_ + " leaves register $" + isa_.registers[r].name.text +
+                                " with a value that depends on its attributes",
+                            0};
+      out.push_back(*v);
+    }
+    return out;
   }
 
   // Drops operations and inputs no output depends on, renumbering the rest.
@@ -612,6 +642,9 @@ class Composer {
     c.inputs = std::move(inputs);
   }
 
+  std::vector<int64_t> entry_;                // concrete register values at entry, if any
+  std::vector<std::vector<int64_t>>* exits_;  // per finished case: registers at the end
+  const std::vector<bool>* dropped_;          // buffers whose writes are not outputs
   const Isa& isa_;
   std::vector<FlatCall> calls_;
   const std::vector<Attribute>& attrs_;
@@ -685,6 +718,20 @@ Semantics macroSemantics(const Isa& isa, int32_t macro, std::vector<Expr>* const
     }
   }
   return Composer(isa, std::move(calls), m.attrs, "macro " + m.name.text, true).run();
+}
+
+Semantics macroSemanticsAt(const Isa& isa, int32_t macro, std::span<const int64_t> entry,
+                           std::vector<std::vector<int64_t>>* exits,
+                           const std::vector<bool>* dropped_buffers) {
+  const Macro& m = isa.macros[static_cast<size_t>(macro)];
+  std::vector<FlatCall> calls;
+  flatten(isa, m, identityArgs(m.attrs), 0, calls);
+  std::vector<std::vector<int64_t>> found;
+  Semantics sem = Composer(isa, std::move(calls), m.attrs, "macro " + m.name.text, true, entry,
+                           &found, dropped_buffers)
+                      .run();
+  if (exits) *exits = sem.selectable ? std::move(found) : std::vector<std::vector<int64_t>>{};
+  return sem;
 }
 
 // ---- instantiation ----------------------------------------------------------------------------

@@ -25,6 +25,21 @@ Semantics instructionSemantics(const Isa& isa, int32_t instruction);
 // macro (one of its constraints is always false there).
 Semantics macroSemantics(const Isa& isa, int32_t macro, std::vector<Expr>* constraints = nullptr);
 
+// The composition of a macro entered with concrete register values (`entry`, one per register),
+// for macros that follow a register protocol (a FIFO's pointers): `exits` receives, per case, the
+// registers' values at its end. A register left with a non-constant value makes the result not
+// selectable. Writes to the buffers flagged in `dropped_buffers` are not outputs.
+Semantics macroSemanticsAt(const Isa& isa, int32_t macro, std::span<const int64_t> entry,
+                           std::vector<std::vector<int64_t>>* exits,
+                           const std::vector<bool>* dropped_buffers = nullptr);
+
+// Makes selectable the macros whose composition depends on registers set outside them but is the
+// same in every register state the machine can reach (from the registers' initial values, through
+// such macros). Writes to the protocol's internal buffers (accessed by no selectable unit: a
+// FIFO's slots) are dropped from their outputs. Run by the checker once every unit is checked;
+// docs/taidl.md section 5.
+void selectRegisterProtocolMacros(Isa& isa);
+
 // The HLO computation of one case for concrete computational attribute values (`alpha`, indexed
 // by attribute slot; beta slots, if present, are ignored): parameter i is input i, the root is a
 // tuple of the outputs in order. Throws DiagnosticError (located in the spec) if the values make
