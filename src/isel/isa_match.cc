@@ -757,13 +757,71 @@ ClassId IsaMatcher::construct(const UnitPattern& p, const State& matched) {
 
 // ---- driver ---------------------------------------------------------------------------------
 
+// An α that no type determines but the case fixes (`if (function == 0)` selects the case, or
+// its else branch with `function` in [0, 1]) is bound: from the case's path equalities, else when
+// exactly one value of its range satisfies the case's constraints. verify() still checks them all.
+namespace {
+constexpr int64_t kMaxAlphaScan = 64;
+
+bool satisfiesKnown(const UnitPattern& p, const AlphaSolver& a, int32_t slot) {
+  for (const Expr& c : p.sym->constraints) {
+    if (c.uses(RefKind::kBeta)) continue;
+    bool decidable = true;
+    for (const taidl::ExprNode& n : c.nodes()) {
+      if (n.op == taidl::ExprOp::kRef && n.ref == RefKind::kAlpha && n.slot != slot &&
+          !a.known(n.slot))
+        decidable = false;
+    }
+    if (!decidable) continue;
+    try {
+      if (taidl::evalExpr(c, a.env()) == 0) return false;
+    } catch (const ExprError&) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool bindUndetermined(const UnitPattern& p, const Unit& u, AlphaSolver& a) {
+  for (const Expr& c : p.sym->path) {
+    if (c.root().op != taidl::ExprOp::kEq) continue;
+    Expr l = c.subtree(c.root().a), r = c.subtree(c.root().b);
+    if (auto v = r.constantValue()) {
+      a.unify(l, *v);
+    } else if (auto w = l.constantValue()) {
+      a.unify(r, *w);
+    }
+  }
+  if (!a.settle()) return false;
+  for (int32_t slot = 0; slot < u.num_alpha; ++slot) {
+    const taidl::AlphaRange& range = (*u.ranges)[static_cast<size_t>(slot)];
+    if (a.known(slot) || !range.bounded() || range.range.hi - range.range.lo >= kMaxAlphaScan)
+      continue;
+    std::optional<int64_t> only;
+    int solutions = 0;
+    for (int64_t v = range.range.lo; v <= range.range.hi && solutions < 2; ++v) {
+      AlphaSolver trial = a;
+      trial.bind(slot, v);
+      if (satisfiesKnown(p, trial, slot)) {
+        only = v;
+        ++solutions;
+      }
+    }
+    if (solutions == 1) a.bind(slot, *only);
+  }
+  return a.settle();
+}
+}  // namespace
+
 bool IsaMatcher::tryPattern(int32_t pattern, ClassId x) {
   const UnitPattern& p = units_.patterns[static_cast<size_t>(pattern)];
   const Unit& u = units_.units[static_cast<size_t>(p.unit)];
   State s = State::start(p, u);
   std::vector<State> found;
   matchNode(p, p.skeleton_root, x, s, [&](State& m) {
-    if (found.size() < 16 && m.alpha.settle() && unifyIdentityLinks(p, m)) found.push_back(m);
+    if (found.size() < 16 && m.alpha.settle() && bindUndetermined(p, u, m.alpha) &&
+        unifyIdentityLinks(p, m))
+      found.push_back(m);
   });
   if (found.empty()) {
     fail(pattern, x, "operands do not have the instruction's structure or types");
@@ -787,7 +845,8 @@ bool IsaMatcher::tryPureMovement(int32_t pattern, ClassId t) {
   const Unit& u = units_.units[static_cast<size_t>(p.unit)];
   State s = State::start(p, u);
   const SymOp& root = p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(p.root)].op)];
-  if (!unifyType(root.type, b_.shape(t), s.alpha) || !s.alpha.settle() || !unifyIdentityLinks(p, s))
+  if (!unifyType(root.type, b_.shape(t), s.alpha) || !s.alpha.settle() ||
+      !bindUndetermined(p, u, s.alpha) || !unifyIdentityLinks(p, s))
     return false;
   s.cls[static_cast<size_t>(p.root)] = t;
   std::string why = verify(p, s);
