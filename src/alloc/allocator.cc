@@ -5,8 +5,29 @@
 namespace tacit::alloc {
 namespace {
 
+// Time an explanation of an infeasible placement may take (on top of the solve that failed).
+constexpr std::chrono::milliseconds kExplainBudget{1000};
+
 bool contains(const Interference& big, const Interference& small) {
   return std::includes(big.begin(), big.end(), small.begin(), small.end());
+}
+
+// For a time-out: the values each scratchpad must hold ("5 values in d1 (128 units), ...").
+std::string occupancy(const taidl::Isa& isa, const isel::PiiGraph& g, const isel::Storage& s) {
+  std::vector<size_t> values(isa.buffers.size(), 0);
+  for (int32_t r : s.roots)
+    ++values[static_cast<size_t>(g.values[static_cast<size_t>(r)].buffer)];
+  std::string out;
+  for (size_t b = 0; b < values.size(); ++b) {
+    const taidl::Buffer& buffer = isa.buffers[b];
+    if (buffer.is_hbm || values[b] == 0) continue;
+    int64_t units = 1;
+    for (int64_t a : buffer.access)
+      units *= a;
+    out += (out.empty() ? "" : ", ") + std::to_string(values[b]) + " values in " +
+           buffer.name.text + " (" + std::to_string(units) + " units)";
+  }
+  return out.empty() ? "values in HBM only" : out;
 }
 
 std::string describe(const taidl::Isa& isa, const isel::PiiGraph& g, const Interference& phi) {
@@ -65,7 +86,7 @@ AllocResult allocateGraph(const taidl::Isa& isa, const isel::UnitSet& units,
   OrderEnumerator orders(graph, preferred);
   std::vector<Interference> tried, failed;
   bool limited = false;
-  std::string last_reason;
+  std::string last_reason, limit_reason, explained;
   while (result.orders_tried < options.max_orders) {
     auto now = std::chrono::steady_clock::now();
     if (now >= options.deadline) {
@@ -94,13 +115,15 @@ AllocResult allocateGraph(const taidl::Isa& isa, const isel::UnitSet& units,
       continue;
     }
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(options.deadline - now);
-    CspInput in{&isa,
-                &graph,
-                &kernel,
-                &storage,
-                &calls,
-                phi,
-                std::max(std::chrono::milliseconds(1), std::min(options.solver_time_limit, left))};
+    CspInput in;
+    in.isa = &isa;
+    in.graph = &graph;
+    in.kernel = &kernel;
+    in.storage = &storage;
+    in.calls = &calls;
+    in.interference = phi;
+    in.time_limit =
+        std::max(std::chrono::milliseconds(1), std::min(options.solver_time_limit, left));
     SolveResult solved = solve(in);
     result.solver_seconds += solved.seconds;
     if (solved.status == SolveStatus::kSolved) {
@@ -111,16 +134,34 @@ AllocResult allocateGraph(const taidl::Isa& isa, const isel::UnitSet& units,
     }
     if (solved.status == SolveStatus::kLimit) {
       limited = true;
+      limit_reason = describe(isa, graph, phi);
     } else {
       failed.push_back(phi);
-      last_reason = solved.reason.empty() ? describe(isa, graph, phi) : solved.reason;
+      // Explained once per graph (each explanation costs a few bounded solves): the call and
+      // `require` that fail, and the buffers.
+      if (explained.empty()) {
+        auto budget = std::min(options.deadline, std::chrono::steady_clock::now() + kExplainBudget);
+        explained = explainInfeasible(in, *order, budget);
+      }
+      // Without an explanation (no time left for it), at least the buffers and their values.
+      last_reason = !explained.empty()
+                        ? explained
+                        : (solved.reason.empty() ? describe(isa, graph, phi) : solved.reason) +
+                              " placing " + occupancy(isa, graph, storage);
     }
     if (!solved.reason.empty() && phi.empty())
       break;  // not an interference problem: no order helps
   }
   result.status = limited ? AllocStatus::kLimit : AllocStatus::kInfeasible;
-  result.reason = limited ? "the solver's time limit was reached"
-                          : "no order can be allocated (" + last_reason + ")";
+  if (limited) {
+    // The deadline may stop the enumeration before a solve: the values to place still say which
+    // buffers the time went into.
+    result.reason = "the solver's time limit was reached placing " + occupancy(isa, graph, storage);
+    if (!limit_reason.empty()) result.reason += " (" + limit_reason + ")";
+    if (!last_reason.empty()) result.reason += "; other orders: " + last_reason;
+  } else {
+    result.reason = "no order can be allocated (" + last_reason + ")";
+  }
   return result;
 }
 

@@ -4,7 +4,9 @@
 #include <gecode/minimodel.hh>
 #include <gecode/search.hh>
 
+#include <algorithm>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 namespace tacit::alloc {
@@ -14,6 +16,7 @@ using Gecode::BoolExpr;
 using Gecode::IntVar;
 using Gecode::LinIntExpr;
 
+// Auxiliary variables (quotients, conditionals) range over this.
 constexpr int kBetaMin = -(1 << 30);
 constexpr int kBetaMax = 1 << 30;
 
@@ -236,6 +239,15 @@ class Model {
       if (inHbm(r) && pin[static_cast<size_t>(r)] < 0)
         hbm_limit_ += s_.extents[static_cast<size_t>(r)][0];
     }
+    // β ranges over twice the largest address a slice can have: every address fits, and a
+    // require that cannot hold converges (bounds propagation may shrink a domain one value per
+    // round, and Gecode cannot interrupt propagation, only search).
+    int64_t largest = std::max<int64_t>(hbm_limit_, 1 << 15);
+    for (const taidl::Buffer& b : isa.buffers) {
+      for (int64_t a : b.access)
+        largest = std::max(largest, a);
+    }
+    beta_bound_ = toInt(std::min<int64_t>(2 * largest, kBetaMax));
     root_var_.assign(g_.values.size(), {});
     for (int32_t r : s_.roots) {
       const taidl::Buffer& b =
@@ -302,14 +314,17 @@ class Model {
       std::vector<int>& beta = beta_var_[n];
       beta.assign(c.attrs.size(), -1);
       for (size_t j = static_cast<size_t>(c.unit->num_alpha); j < c.attrs.size(); ++j) {
-        beta[j] = space_->newVar(kBetaMin, kBetaMax);
+        beta[j] = space_->newVar(-beta_bound_, beta_bound_);
         beta_vars_flat_.push_back(beta[j]);
       }
+      if (!in_.posted.empty() && !in_.posted[n]) continue;
       for (size_t i = 0; i < c.inputs.size(); ++i)
         tieSlice(node.operands[i], c.inputs[i], beta);
       for (size_t o = 0; o < c.outputs.size(); ++o)
         tieSlice(node.outputs[o], c.outputs[o], beta);
-      for (const taidl::Expr& constraint : c.sym->constraints) {
+      for (size_t k = 0; k < c.sym->constraints.size(); ++k) {
+        if (static_cast<int32_t>(n) == in_.focus && !in_.focus_requires[k]) continue;
+        const taidl::Expr& constraint = c.sym->constraints[k];
         ExprTranslator t(*space_, constraint, c.attrs, beta);
         Gecode::rel(*space_, t.boolean(constraint.rootIndex()));
       }
@@ -382,6 +397,7 @@ class Model {
   std::vector<std::vector<int>> beta_var_;
   std::vector<int> root_vars_flat_, beta_vars_flat_;
   int64_t io_bytes_ = 0, hbm_limit_ = 0;
+  int beta_bound_ = kBetaMax;
   std::string reason_;
 };
 
@@ -392,6 +408,184 @@ SolveResult solve(const CspInput& in) {
   SolveResult r = Model(in).run();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+namespace {
+
+std::string callName(const taidl::Isa& isa, const CallInfo& c) {
+  const std::vector<taidl::Attribute>& names =
+      c.unit->is_macro ? isa.macros[static_cast<size_t>(c.unit->index)].attrs
+                       : isa.instructions[static_cast<size_t>(c.unit->index)].attrs;
+  std::string args;
+  for (size_t j = 0; j < static_cast<size_t>(c.unit->num_alpha) && j < names.size(); ++j)
+    args += (args.empty() ? "" : ", ") + names[j].name.text + "=" + std::to_string(c.attrs[j]);
+  return args.empty() ? c.unit->name : c.unit->name + "(" + args + ")";
+}
+
+std::string bufferText(const taidl::Isa& isa, int32_t buffer) {
+  const taidl::Buffer& b = isa.buffers[static_cast<size_t>(buffer)];
+  if (b.is_hbm) return "HBM";
+  int64_t units = 1;
+  for (int64_t a : b.access)
+    units *= a;
+  return b.name.text + " (" + std::to_string(units) + " units)";
+}
+
+// `require TEXT` and, for an instruction's own require, where the spec states it.
+std::string requireText(const taidl::Isa& isa, const CallInfo& c, const taidl::Expr& e) {
+  std::string text = taidl::exprText(e);
+  std::string out = "`require " + text + "`";
+  if (c.unit->is_macro) return out;
+  for (const taidl::Stmt* r : isa.instructions[static_cast<size_t>(c.unit->index)].requires_) {
+    // A require `a && b` reaches the solver as its conjuncts.
+    if (taidl::exprText(r->expr).find(text) != std::string::npos)
+      return out + " (" + isa.locText(r->offset) + ")";
+  }
+  return out;
+}
+
+class Explainer {
+ public:
+  Explainer(const CspInput& in, const Order& order, std::chrono::steady_clock::time_point deadline)
+      : in_(in), order_(order), deadline_(deadline), g_(*in.graph) {}
+
+  std::string run() {
+    for (size_t i = 0; i < order_.size(); ++i) {
+      std::optional<bool> ok = feasible(i, i + 1, -1, {});
+      if (!ok) return {};
+      if (!*ok) return alone(i);
+    }
+    // The shortest failing prefix: constraints only grow with it.
+    size_t lo = 1, hi = order_.size();
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      std::optional<bool> ok = feasible(0, mid, -1, {});
+      if (!ok) return {};
+      if (*ok) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return together(hi);
+  }
+
+ private:
+  // Whether the calls order_[from, to) (and the non-overlap of the values they touch) can be
+  // placed, with only the requires `keep` of call `focus`; nullopt if the probe was cut short.
+  std::optional<bool> feasible(size_t from, size_t to, int32_t focus, std::vector<bool> keep) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline_) return std::nullopt;
+    CspInput probe = in_;
+    probe.posted.assign(g_.nodes.size(), false);
+    std::vector<bool> touched(g_.values.size(), false);
+    for (size_t i = from; i < to; ++i) {
+      int32_t n = order_[i];
+      probe.posted[static_cast<size_t>(n)] = true;
+      for (int32_t v : valuesOf(n))
+        touched[static_cast<size_t>(in_.storage->root[static_cast<size_t>(v)])] = true;
+    }
+    probe.interference.clear();
+    for (auto [u, v] : in_.interference) {
+      if (touched[static_cast<size_t>(u)] && touched[static_cast<size_t>(v)])
+        probe.interference.emplace_back(u, v);
+    }
+    probe.focus = focus;
+    probe.focus_requires = std::move(keep);
+    probe.time_limit =
+        std::min(std::chrono::milliseconds(250),
+                 std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - now));
+    SolveResult r = solve(probe);
+    if (r.status == SolveStatus::kLimit) return std::nullopt;
+    return r.status == SolveStatus::kSolved;
+  }
+
+  std::vector<int32_t> valuesOf(int32_t node) const {
+    const isel::PiiNode& n = g_.nodes[static_cast<size_t>(node)];
+    std::vector<int32_t> out = n.operands;
+    out.insert(out.end(), n.outputs.begin(), n.outputs.end());
+    return out;
+  }
+
+  // The requires of call order_[last] without any of which order_[from, last] could be placed.
+  std::string needed(size_t from, size_t last) {
+    int32_t n = order_[last];
+    const CallInfo& c = (*in_.calls)[static_cast<size_t>(n)];
+    std::string out;
+    for (size_t k = 0; k < c.sym->constraints.size(); ++k) {
+      std::vector<bool> keep(c.sym->constraints.size(), true);
+      keep[k] = false;
+      std::optional<bool> ok = feasible(from, last + 1, n, keep);
+      if (!ok || !*ok) continue;
+      out += (out.empty() ? "" : " and ") + requireText(*in_.isa, c, c.sym->constraints[k]);
+    }
+    return out;
+  }
+
+  std::string slicesText(const CallInfo& c) const {
+    std::vector<int32_t> buffers;
+    for (const SliceInfo& s : c.inputs)
+      buffers.push_back(s.buffer);
+    for (const SliceInfo& s : c.outputs)
+      buffers.push_back(s.buffer);
+    std::sort(buffers.begin(), buffers.end());
+    buffers.erase(std::unique(buffers.begin(), buffers.end()), buffers.end());
+    std::string out;
+    for (int32_t b : buffers)
+      out += (out.empty() ? "" : ", ") + bufferText(*in_.isa, b);
+    return out;
+  }
+
+  std::string alone(size_t i) {
+    int32_t n = order_[i];
+    const CallInfo& c = (*in_.calls)[static_cast<size_t>(n)];
+    std::string why = needed(i, i);
+    std::string call =
+        "`" + callName(*in_.isa, c) + "` (instruction " + std::to_string(i + 1) + ")";
+    if (why.empty()) return call + " cannot place its slices in " + slicesText(c);
+    return call + " cannot satisfy " + why + " with its slices in " + slicesText(c);
+  }
+
+  std::string together(size_t prefix) {
+    size_t last = prefix - 1;
+    int32_t n = order_[last];
+    const CallInfo& c = (*in_.calls)[static_cast<size_t>(n)];
+    // The buffers where values of this call must stay apart from others.
+    std::vector<bool> mine(g_.values.size(), false);
+    for (int32_t v : valuesOf(n))
+      mine[static_cast<size_t>(in_.storage->root[static_cast<size_t>(v)])] = true;
+    std::vector<size_t> pairs(in_.isa->buffers.size(), 0);
+    for (auto [u, v] : in_.interference) {
+      if (mine[static_cast<size_t>(u)] || mine[static_cast<size_t>(v)])
+        ++pairs[static_cast<size_t>(g_.values[static_cast<size_t>(u)].buffer)];
+    }
+    std::string where;
+    for (size_t b = 0; b < pairs.size(); ++b) {
+      if (pairs[b] == 0) continue;
+      where += (where.empty() ? "" : ", ") + bufferText(*in_.isa, static_cast<int32_t>(b)) + " (" +
+               std::to_string(pairs[b]) + " interfering pairs)";
+    }
+    if (where.empty()) where = slicesText(c);
+    std::string why = needed(0, last);
+    std::string call =
+        "`" + callName(*in_.isa, c) + "` (instruction " + std::to_string(last + 1) + ")";
+    if (why.empty())
+      return "no placement in " + where + " keeps the values live at " + call + " apart";
+    return call + " cannot satisfy " + why + " while the values live with it in " + where +
+           " stay apart";
+  }
+
+  const CspInput& in_;
+  const Order& order_;
+  std::chrono::steady_clock::time_point deadline_;
+  const isel::PiiGraph& g_;
+};
+
+}  // namespace
+
+std::string explainInfeasible(const CspInput& in, const Order& order,
+                              std::chrono::steady_clock::time_point deadline) {
+  return Explainer(in, order, deadline).run();
 }
 
 }  // namespace tacit::alloc

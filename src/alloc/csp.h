@@ -43,8 +43,21 @@ struct CspInput {
   const std::vector<CallInfo>* calls = nullptr;  // per node (calls only)
   Interference interference;
   std::chrono::milliseconds time_limit{2000};
+  // For explanations: when non-empty, only the calls marked here post their constraints, and the
+  // call `focus` posts only the requires marked in `focus_requires`.
+  std::vector<bool> posted;
+  int32_t focus = -1;
+  std::vector<bool> focus_requires;
 };
 
 SolveResult solve(const CspInput& in);
+
+// Why an infeasible problem fails, naming a call, its `require` (text and spec location) and the
+// buffers involved: the first call whose constraints fail on their own, else the shortest prefix
+// of `order` whose calls (and the non-overlap of the values they touch) fail, its last call and
+// the requires without which that prefix could be placed. Each probe is one bounded solve;
+// returns "" if a probe reaches the time limit or `deadline`.
+std::string explainInfeasible(const CspInput& in, const Order& order,
+                              std::chrono::steady_clock::time_point deadline);
 
 }  // namespace tacit::alloc

@@ -315,7 +315,7 @@ PiiGraph compact(const PiiGraph& g) {
     for (size_t n = g.nodes.size(); n-- > 0;) {
       const PiiNode& node = g.nodes[n];
       bool removable = node.kind == PiiKind::kCall || node.kind == PiiKind::kSliceView ||
-                       node.kind == PiiKind::kConcatView;
+                       node.kind == PiiKind::kConcatView || node.kind == PiiKind::kOverlayView;
       if (!keep[n] || !removable) continue;
       if (std::any_of(node.outputs.begin(), node.outputs.end(),
                       [&](int32_t o) { return readers[static_cast<size_t>(o)] > 0; }))

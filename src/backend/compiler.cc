@@ -105,7 +105,8 @@ CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
     stats.rematerialised += allocation.rematerialised;
     if (allocation.status != alloc::AllocStatus::kAllocated) {
       ++(allocation.status == alloc::AllocStatus::kLimit ? stats.solver_limits : stats.infeasible);
-      last_failure = allocation.reason;
+      // A candidate the deadline stopped before any order was tried says less than one tried.
+      if (allocation.orders_tried > 0 || last_failure.empty()) last_failure = allocation.reason;
       continue;
     }
     ++stats.allocated;

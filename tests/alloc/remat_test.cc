@@ -202,7 +202,13 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Kernel{"isa/qkv.taidl", nullptr},
                       Kernel{"isa/gemmini.taidl", "examples/gemmini/mm4_a.hlo"},
                       Kernel{"isa/gemmini.taidl", "examples/gemmini/mm3_add_a.hlo"},
-                      Kernel{"isa/amx.taidl", "examples/amx/k1_u8s8_gemm_32x32x64.hlo"}));
+                      Kernel{"isa/amx.taidl", "examples/amx/k1_u8s8_gemm_32x32x64.hlo"}),
+    [](const ::testing::TestParamInfo<Kernel>& kernel) {
+      // The kernel file's stem ("tall" for the inline product): a stable test name.
+      std::string stem = kernel.param.file ? kernel.param.file : "tall";
+      stem = stem.substr(stem.rfind('/') + 1);
+      return stem.substr(0, stem.find('.'));
+    });
 
 }  // namespace
 }  // namespace tacit::alloc

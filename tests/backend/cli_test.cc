@@ -150,5 +150,78 @@ TEST_F(CompileCli, IsaRulesListsPatternsAndSelectedRules) {
   EXPECT_NE(q.out.find("(pure data movement)"), std::string::npos) << q.out;
 }
 
+// The shipped QKV spec with `edit` applied (a text replacement that must match).
+std::string qkvVariant(const std::string& spec, const std::string& from, const std::string& to) {
+  size_t at = spec.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  std::string out = spec;
+  if (at != std::string::npos) out.replace(at, from.size(), to);
+  return out;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+TEST_F(CompileCli, AKernelLargerThanTheBufferNamesTheBufferAndWritesNothing) {
+  // d1 cut to 96 rows: every gemm needs two 64-row operands in d1 at once.
+  std::string spec = readFile(source("isa/qkv.taidl"));
+  spec = qkvVariant(spec, "buffer d1[128] of bf16[64];", "buffer d1[96] of bf16[64];");
+  for (const char* limit : {"+ n <= 128", "addr_1 + 64 <= 128", "addr_2 + 64 <= 128"}) {
+    std::string fitted = limit;
+    fitted.replace(fitted.find("128"), 3, "96");
+    while (spec.find(limit) != std::string::npos)
+      spec = qkvVariant(spec, limit, fitted);
+  }
+  std::string isa = write("qkv96.taidl", spec);
+  auto start = std::chrono::steady_clock::now();
+  Outcome r = tacit("compile --isa " + isa + " " + source("examples/attention/attention.hlo") +
+                    " -o " + path("out.tasm"));
+  double seconds = secondsSince(start);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("d1 holds 96 units but 128 are live"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("out.tasm")));
+  EXPECT_LT(seconds, 10.0 + 1.0);
+}
+
+TEST_F(CompileCli, ARequireThatCannotHoldNamesTheInstructionAndTheRequire) {
+  // gemm writes all 64 rows of d2, so its address must be 0, which this require forbids; phase 1
+  // cannot see it (it holds for some addresses), the solver can.
+  std::string spec = qkvVariant(readFile(source("isa/qkv.taidl")), "  cost 64 * 64;",
+                                "  require addr_out % 64 == 1;\n  cost 64 * 64;");
+  std::string isa = write("qkv_odd.taidl", spec);
+  auto start = std::chrono::steady_clock::now();
+  Outcome r = tacit("compile --isa " + isa + " " + source("examples/attention/attention.hlo") +
+                    " -o " + path("out.tasm"));
+  double seconds = secondsSince(start);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("`gemm` (instruction"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot satisfy `require addr_out % 64 == 1` (" + isa + ":"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("d2 (64 units)"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("out.tasm")));
+  EXPECT_LT(seconds, 10.0 + 1.0);
+}
+
+TEST_F(CompileCli, AnAllocationThatRunsOutOfTimeSaysSoWithinTheLimit) {
+  // Two attributes only a require constrains, whose contradiction (p and q even, p + q odd)
+  // bounds propagation cannot see: the search enumerates pairs of values until the deadline.
+  std::string spec = qkvVariant(readFile(source("isa/qkv.taidl")),
+                                "instruction gemm(; addr_1, addr_2, addr_out) {",
+                                "instruction gemm(; addr_1, addr_2, addr_out, p, q) {\n"
+                                "  require p % 2 == 0 && q % 2 == 0 && (p + q + 1) % 2 == 0;");
+  std::string isa = write("qkv_pad.taidl", spec);
+  auto start = std::chrono::steady_clock::now();
+  Outcome r = tacit("compile --isa " + isa + " " + source("examples/attention/attention.hlo") +
+                    " -o " + path("out.tasm") + " --time-limit 2");
+  double seconds = secondsSince(start);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("the solver's time limit was reached"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("d1 (128 units)"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("out.tasm")));
+  EXPECT_LT(seconds, 2.0 + 1.0);
+}
+
 }  // namespace
 }  // namespace tacit::backend
