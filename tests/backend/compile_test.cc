@@ -169,5 +169,25 @@ TEST(Compile, GemminiMatmul64TilesWithPitchedMovesAndVerifies) {
   EXPECT_EQ(stores, 16u) << oracle::printProgram(c.isa, c.result.program);
 }
 
+TEST(Compile, QkvColumnTiledProductIsPlacedByRematerialisation) {
+  // [128,64]x[64,128] on QKV (gemm is 64x64x64, d1 holds two 64-row blocks): the first
+  // instruction graph loads all of A (128 rows) and keeps blocks of B across both row halves, so
+  // no order fits d1 until phase 2 duplicates loads (alloc/remat.h). Fails if the kernel stops
+  // compiling or verifying. The limit is generous: phase 1 alone takes ~5 s on an idle machine.
+  CompileOptions opts;
+  opts.time_limit = std::chrono::seconds(60);
+  opts.selector.time_limit = opts.time_limit;
+  Case c = compileCase("isa/qkv.taidl", "examples/qkv/matmul_128x64x128.hlo", opts);
+  EXPECT_GE(c.result.stats.rematerialised, 1u) << c.result.stats.text();
+  size_t gemms = 0;
+  for (const oracle::Stmt& s : c.result.program.body)
+    gemms += c.isa.instructions[static_cast<size_t>(s.unit)].name.text == "gemm";
+  EXPECT_EQ(gemms, 4u) << oracle::printProgram(c.isa, c.result.program);
+  VerifyReport r = verify(c.isa, *c.kernel, c.result.program, {.sets = 2, .seed = 17});
+  EXPECT_TRUE(r.ok) << r.mismatch;
+  std::printf("qkv 128x64x128: %zu instructions; %s", c.result.program.body.size(),
+              c.result.stats.text().c_str());
+}
+
 }  // namespace
 }  // namespace tacit::backend
