@@ -15,12 +15,21 @@ namespace {
 
 using hlo::HloOpcode;
 
-std::string viewKey(ClassId base, const hlo::Shape& type, const StridedView& v) {
-  egraph::AttrWriter w;
-  w.i64(base.value).u8(static_cast<uint8_t>(type.elementType())).ints(type.dims()).i64(v.offset);
-  for (const ViewDim& d : v.dims)
-    w.i64(d.extent).i64(d.stride);
-  return std::string(w.bytes());
+// The identity of (base, type, view) as bytes, written into a reused buffer (the view pass builds
+// one per view of every class: allocating each was most of its time).
+void viewKey(std::string& key, ClassId base, const hlo::Shape& type, const StridedView& v) {
+  key.clear();
+  auto put = [&key](int64_t x) { key.append(reinterpret_cast<const char*>(&x), sizeof x); };
+  put(base.value);
+  put(static_cast<int64_t>(type.elementType()));
+  put(type.rank());
+  for (int64_t d : type.dims())
+    put(d);
+  put(v.offset);
+  for (const ViewDim& d : v.dims) {
+    put(d.extent);
+    put(d.stride);
+  }
 }
 
 }  // namespace
@@ -37,6 +46,7 @@ PassStats runViewPass(egraph::EGraph& g, IrBuilder& b) {
   PassStats stats;
   ViewIndex index(g, b);
   std::unordered_map<std::string, ClassId> owner;
+  std::string key;
   std::vector<std::pair<ClassId, ClassId>> unions;
   struct SliceRequest {
     ClassId target, base;
@@ -48,7 +58,8 @@ PassStats runViewPass(egraph::EGraph& g, IrBuilder& b) {
     const hlo::Shape& type = b.shape(c);
     for (const BaseView& bv : index.views(c)) {
       if (!bv.exact()) continue;  // reads padding: not a view of the base
-      auto [it, inserted] = owner.emplace(viewKey(bv.base, type, bv.view), c);
+      viewKey(key, bv.base, type, bv.view);
+      auto [it, inserted] = owner.try_emplace(key, c);
       if (!inserted && !g.same(it->second, c)) unions.emplace_back(it->second, c);
       bool range_of_bytes = bv.base != c && isByteVector(type) && isByteVector(b.shape(bv.base)) &&
                             bv.view.isContiguous() && bv.view.byteCount() < b.shape(bv.base).dim(0);

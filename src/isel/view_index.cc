@@ -49,7 +49,9 @@ void ViewIndex::extend(ClassId c, NodeId n, std::vector<BaseView>& result) {
   auto opcode = b_.ir().opcodeOf(e.op());
   if (!opcode || (!isMovement(*opcode) && *opcode != HloOpcode::kPad)) return;
   ClassId child = g_.find(e.child(0));
-  std::vector<BaseView> child_views = views(child);  // copy: the memo may rehash
+  // A reference: unordered_map keeps its elements in place, nothing below queries views() (which
+  // could overwrite cut_) and memo entries are erased only when the outermost query ends.
+  const std::vector<BaseView>& child_views = views(child);
   const OpDesc& d = b_.ir().opDesc(e.attr());
   const hlo::Shape operand = b_.shape(child);
   for (const BaseView& bv : child_views) {
