@@ -9,12 +9,14 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 
 #include "common/paths.h"
 #include "egraph/enumerate.h"
 #include "hlo/parser.h"
 #include "hlo/random_literal.h"
 #include "isel/selector.h"
+#include "isel/storage.h"
 #include "support/source.h"
 #include "taidl/isa.h"
 #include "taidl/symbolic.h"
@@ -169,6 +171,39 @@ TEST(PitchedMoves, GemminiMatmul64LoadsAndWritesComputeTheirClasses) {
     EXPECT_GE(checkPitchedLoads(c), 32u);  // a 16x16 block of A and of B, 16 each
     EXPECT_GE(checkOverlays(c), 1u);
   }
+}
+
+// The first candidate writes the result as an overlay of 16 pitched stores: each store is placed
+// inside the result's region at its block's offset (one alias group), and each store's old
+// content is an undefined region of its own (it is rewritten in place).
+TEST(PitchedMoves, ResultOverlayIsOneAliasGroupWithItsOwnOldContents) {
+  Compiled c = saturated("isa/gemmini.taidl", example("examples/gemmini/matmul_64x64x64.hlo"), 1);
+  std::optional<PiiGraph> g = c.sel->extractor({})->next();
+  ASSERT_TRUE(g);
+  ASSERT_EQ(g->results.size(), 1u);
+  int32_t result = g->results[0];
+  const PiiNode& overlay =
+      g->nodes[static_cast<size_t>(g->values[static_cast<size_t>(result)].producer)];
+  ASSERT_EQ(overlay.kind, PiiKind::kOverlayView) << g->str(c.isa, c.sel->units());
+  ASSERT_EQ(overlay.operands.size(), 16u);
+  Storage st = buildStorage(c.isa, *g);
+  ASSERT_TRUE(st.conflict.empty()) << st.conflict;
+  std::set<int32_t> old_contents;
+  for (size_t i = 0; i < overlay.operands.size(); ++i) {
+    int32_t w = overlay.operands[i];
+    EXPECT_EQ(st.root[static_cast<size_t>(w)], st.root[static_cast<size_t>(result)]);
+    EXPECT_EQ(st.offset[static_cast<size_t>(w)][0],
+              st.offset[static_cast<size_t>(result)][0] + overlay.part_offsets[i]);
+    const PiiNode& store =
+        g->nodes[static_cast<size_t>(g->values[static_cast<size_t>(w)].producer)];
+    ASSERT_EQ(store.kind, PiiKind::kCall);
+    for (int32_t operand : store.operands) {
+      const PiiNode& p =
+          g->nodes[static_cast<size_t>(g->values[static_cast<size_t>(operand)].producer)];
+      if (p.kind == PiiKind::kUndef) old_contents.insert(operand);
+    }
+  }
+  EXPECT_EQ(old_contents.size(), 16u);  // one undefined region per store, none shared
 }
 
 // Column blocks of a wide matrix: the pitch is 48 bytes and the blocks are not 16-aligned in HBM
