@@ -540,6 +540,72 @@ ENTRY m {
   }
 };
 
+// e(x[n], y[n]...) = concatenate(reshape(e(reshape(x[i*c:(i+1)*c], [1, c]), ...), [c]) ...) with c
+// a unit's elementwise column extent for the operator and type (c | n): a vector as rows of a
+// unit's width. Slices and reshapes are data movement: exact for every type.
+class ElementwiseVectorRows : public IrRule {
+ public:
+  std::string name() const override { return "elementwise-vector-rows"; }
+  std::string identity() const override {
+    return "e(x[n], y[n]...) = concatenate(reshape(e(reshape(x[i*c:(i+1)*c], [1, c]), ...)) ...), "
+           "c a unit's columns";
+  }
+  std::vector<HloOpcode> lhsOps() const override { return {}; }
+  std::vector<HloOpcode> rhsOps() const override {
+    return {HloOpcode::kReshape, HloOpcode::kSlice, HloOpcode::kConcatenate};
+  }
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
+    std::vector<Rewrite> out;
+    std::map<HloOpcode, std::map<hlo::PrimitiveType, std::set<int64_t>>> cols;
+    for (const auto& [key, extents] : needs.elementwise)
+      cols[key.first][key.second] = extents.cols;
+    for (const auto& [op, by_type] : cols) {
+      out.push_back(elementwiseRewrite(
+          b, name() + "-" + std::string(hlo::opcodeName(op)), op,
+          [&b, by_type](const OpDesc& e, ClassId whole,
+                        std::vector<ClassId> operands) -> std::optional<ClassId> {
+            auto it = by_type.find(e.shape.elementType());
+            if (e.shape.rank() != 1 || it == by_type.end()) return std::nullopt;
+            int64_t n = e.shape.dim(0);
+            auto width = it->second.count(n) ? std::optional<int64_t>(n) : tileBelow(it->second, n);
+            if (!width) return std::nullopt;
+            int64_t c = *width;
+            auto row = [&](int64_t at, int64_t end) {
+              std::vector<ClassId> args;
+              for (ClassId x : operands)
+                args.push_back(
+                    b.shape(x).rank() == 0 ? x : b.reshape(sliceDim(b, x, 0, at, end), {1, c}));
+              OpDesc desc = e;
+              desc.shape = hlo::Shape(e.shape.elementType(), {1, c});
+              return b.reshape(b.add(std::move(desc), args), {c});
+            };
+            return c == n ? row(0, n) : tiled(b, whole, 0, n, c, row);
+          }));
+    }
+    return out;
+  }
+  std::vector<std::string> examples() const override {
+    return {R"(HloModule e
+ENTRY m {
+  a = f32[48] parameter(0)
+  b = f32[48] parameter(1)
+  ROOT s = f32[48] subtract(a, b)
+})",
+            R"(HloModule e
+ENTRY m {
+  a = f32[16] parameter(0)
+  b = f32[16] parameter(1)
+  ROOT s = f32[16] subtract(a, b)
+})"};
+  }
+  IsaNeeds exampleNeeds() const override {
+    IsaNeeds n;
+    n.ops = {HloOpcode::kSubtract};
+    n.elementwise[{HloOpcode::kSubtract, hlo::PrimitiveType::kF32}] = IsaNeeds::Extents{{1}, {16}};
+    return n;
+  }
+};
+
 // e(x, y) = concatenate_d(e(x[block_i], y[block_i]) ...) along the rows (d = 0) or columns (d = 1),
 // in blocks of a unit's elementwise extent, each part also a slice of the whole: exact for every
 // type (each element is computed from the elements at its index). It lets units that work on one
@@ -818,6 +884,7 @@ std::vector<std::unique_ptr<IrRule>> makeLibrary() {
   rules.push_back(std::make_unique<ElementwiseOverConcat>());
   rules.push_back(std::make_unique<ElementwiseSplit>(true));
   rules.push_back(std::make_unique<ElementwiseSplit>(false));
+  rules.push_back(std::make_unique<ElementwiseVectorRows>());
   rules.push_back(std::make_unique<FlattenOverConcat>());
   rules.push_back(std::make_unique<MovementOverConcat>());
   return rules;
