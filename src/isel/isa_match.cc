@@ -888,12 +888,15 @@ bool IsaMatcher::tryStridedLoad(int32_t pattern, ClassId t) {
   const Unit& u = units_.units[static_cast<size_t>(p.unit)];
   State s = State::start(p, u);
   const SymOp& root = p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(p.root)].op)];
-  if (!unifyType(root.type, b_.shape(t), s.alpha) || !s.alpha.settle()) return false;
+  if (!unifyType(root.type, b_.shape(t), s.alpha) || !s.alpha.settle() ||
+      !bindUndetermined(p, u, s.alpha))
+    return false;
+  // The pitch: the one α left (or none, if the case fixed everything).
   std::optional<int32_t> slot = singleUnknown(p, s.alpha);
-  if (!slot) return false;
+  if (!slot && !s.alpha.complete()) return false;
   auto view_at = [&](int64_t x) -> std::optional<StridedView> {
     AlphaSolver a = s.alpha;
-    a.bind(*slot, x);
+    if (slot) a.bind(*slot, x);
     std::optional<ChainView> cv = chainView(p, chain, a.env());
     if (!cv || !cv->exact()) return std::nullopt;
     return cv->view;
@@ -902,11 +905,16 @@ bool IsaMatcher::tryStridedLoad(int32_t pattern, ClassId t) {
   std::vector<BaseView> views = views_->views(t);  // a copy: construction comes later
   for (const BaseView& bv : views) {
     if (bv.base == t || !bv.exact() || !isByteVector(b_.shape(bv.base))) continue;
-    std::optional<int64_t> x = solveSlot(view_at, bv.view);
-    if (!x) continue;
     State m = s;
-    m.alpha.bind(*slot, *x);
+    if (slot) {
+      std::optional<int64_t> x = solveSlot(view_at, bv.view);
+      if (!x) continue;
+      m.alpha.bind(*slot, *x);
+    } else if (std::optional<StridedView> v = view_at(0); !v || v->dims != bv.view.dims) {
+      continue;
+    }
     std::optional<ChainView> cv = chainView(p, chain, m.alpha.env());
+    if (!cv) continue;
     int64_t in_bytes = taidl::evalType(p.sym->inputs[0].type, m.alpha.env()).byteSize();
     int64_t offset = bv.view.offset - cv->view.offset;
     if (offset < 0 || offset + in_bytes > b_.shape(bv.base).byteSize()) continue;

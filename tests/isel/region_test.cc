@@ -80,7 +80,7 @@ hlo::Literal runUnit(const Compiled& c, const PiiDesc& pii, std::span<const hlo:
 }
 
 // A pitched load reads a byte range of a kernel input: its class's value must be its semantics.
-size_t checkPitchedLoads(Compiled& c) {
+size_t checkPitchedLoads(Compiled& c, const std::string& unit_prefix = "mvin") {
   const egraph::EGraph& g = c.sel->egraph();
   const IrLanguage& ir = c.sel->ir();
   size_t checked = 0;
@@ -90,7 +90,7 @@ size_t checkPitchedLoads(Compiled& c) {
       if (e.op() != ir.piiOp() || e.arity() != 1) continue;
       const PiiDesc& pii = ir.piiDesc(e.attr());
       const Unit& u = c.sel->units().units[static_cast<size_t>(pii.unit)];
-      if (u.is_macro || u.name.rfind("mvin", 0) != 0 || pii.alpha.size() < 2 ||
+      if (u.is_macro || u.name.rfind(unit_prefix, 0) != 0 || pii.alpha.size() < 2 ||
           pii.alpha[1] == pii.alpha[0] * 16)
         continue;  // only the pitched ones (stride != tiles * DIM)
       std::optional<hlo::Literal> in = classValue(c, e.child(0));
@@ -204,6 +204,28 @@ TEST(PitchedMoves, ResultOverlayIsOneAliasGroupWithItsOwnOldContents) {
     }
   }
   EXPECT_EQ(old_contents.size(), 16u);  // one undefined region per store, none shared
+}
+
+// int32 blocks of a row-major s32[32,32] (pitch 128 bytes) load into the accumulator with the
+// pitched mvin_acc_stride, whose third α (repeating_bias) only the case fixes.
+TEST(PitchedMoves, Int32BlocksLoadIntoTheAccumulator) {
+  const char* text =
+      R"(HloModule k, entry_computation_layout={(s8[32,32], s8[32,32], s32[32,32])->s8[32,32]}
+ENTRY main {
+  a = s8[32,32] parameter(0)
+  b = s8[32,32] parameter(1)
+  d = s32[32,32] parameter(2)
+  lo = s32[] constant(-128)
+  hi = s32[] constant(127)
+  wa = s32[32,32] convert(a)
+  wb = s32[32,32] convert(b)
+  p = s32[32,32] dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  s = s32[32,32] add(p, d)
+  c = s32[32,32] clamp(lo, s, hi)
+  ROOT r = s8[32,32] convert(c)
+})";
+  Compiled c = saturated("isa/gemmini.taidl", text, 9);
+  EXPECT_GE(checkPitchedLoads(c, "mvin_acc_stride"), 4u);
 }
 
 // Column blocks of a wide matrix: the pitch is 48 bytes and the blocks are not 16-aligned in HBM
