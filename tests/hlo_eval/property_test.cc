@@ -164,6 +164,34 @@ TEST(EvalProperties, SelectAndClampWithScalarOperandsMatchBroadcastArrays) {
   }
 }
 
+// is-finite on random bit patterns (NaNs, infinities, subnormals, -0 among them) against the
+// exponent field: finite unless all of its bits are set.
+TEST(EvalProperties, IsFiniteMatchesTheExponentField) {
+  using P = PrimitiveType;
+  struct T {
+    P type;
+    uint64_t exponent;
+  };
+  std::mt19937_64 rng(8);
+  for (T t : {T{P::kF64, 0x7FF0000000000000}, T{P::kF32, 0x7F800000}, T{P::kF16, 0x7C00},
+              T{P::kBF16, 0x7F80}}) {
+    Literal x(Shape(t.type, {4096}));
+    size_t e = static_cast<size_t>(byteSize(t.type));
+    Literal want(Shape(P::kPred, {4096}));
+    for (int64_t i = 0; i < 4096; ++i) {
+      uint64_t bits = rng();
+      if (i % 7 == 0) bits |= t.exponent;  // many more NaNs and infinities
+      std::memcpy(x.bytes() + static_cast<size_t>(i) * e, &bits, e);
+      want.bytes()[i] = (bits & t.exponent) != t.exponent ? 1 : 0;
+    }
+    std::string s = shapeText(t.type, {4096});
+    Literal got = eval(
+        "HloModule m\nENTRY e {\np = " + s + " parameter(0)\nROOT r = pred[4096] is-finite(p)\n}\n",
+        {x});
+    EXPECT_LITERAL(got, want) << s;
+  }
+}
+
 TEST(EvalProperties, ReshapeRoundTripsAndReverseTwiceIsIdentity) {
   std::mt19937 rng(2);
   for (int trial = 0; trial < 30; ++trial) {

@@ -227,9 +227,12 @@ inline Native<kT> unary(Native<kT> x) {
   }
 }
 
+// |x| <= max is std::isfinite (NaN compares false, infinities exceed max) in a form that
+// vectorizes (std::isfinite becomes a scalar classification call).
 template <P kT>
 inline uint8_t isFinite(Native<kT> x) {
-  return std::isfinite(load<kT>(x)) ? 1 : 0;
+  auto v = load<kT>(x);
+  return std::fabs(v) <= std::numeric_limits<decltype(v)>::max() ? 1 : 0;
 }
 
 // ---- Binary operations -------------------------------------------------------------------------
