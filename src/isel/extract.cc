@@ -16,14 +16,12 @@ using hlo::HloOpcode;
 
 CandidateExtractor::CandidateExtractor(const egraph::EGraph& g, const IrLanguage& ir,
                                        const ShapeAnalysis& shapes, const taidl::Isa& isa,
-                                       const UnitSet& units, const ImportedKernel& kernel,
-                                       ClassId root, ExtractOptions options)
+                                       const UnitSet& units, ClassId root, ExtractOptions options)
     : g_(g),
       ir_(ir),
       shapes_(shapes),
       isa_(isa),
       units_(units),
-      kernel_(kernel),
       results_context_(static_cast<uint32_t>(isa.buffers.size())),
       written_context_(results_context_ + 1),
       root_(root) {

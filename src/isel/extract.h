@@ -31,8 +31,8 @@ class CandidateExtractor {
  public:
   // `root` is the class of the `results` node over every kernel result.
   CandidateExtractor(const egraph::EGraph& g, const IrLanguage& ir, const ShapeAnalysis& shapes,
-                     const taidl::Isa& isa, const UnitSet& units, const ImportedKernel& kernel,
-                     ClassId root, ExtractOptions options);
+                     const taidl::Isa& isa, const UnitSet& units, ClassId root,
+                     ExtractOptions options);
 
   // The next instruction graph not produced before, or nullopt when none is left within the bounds.
   // The first is the greedy graph (below); then the enumeration's, smallest first.
@@ -69,7 +69,6 @@ class CandidateExtractor {
   const ShapeAnalysis& shapes_;
   const taidl::Isa& isa_;
   const UnitSet& units_;
-  const ImportedKernel& kernel_;
   // Contexts: one per buffer (the buffer a value must be in), then the results node's, then
   // "written into a result's HBM region" (see allowed()).
   uint32_t results_context_;

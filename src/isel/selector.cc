@@ -89,8 +89,8 @@ SaturationStats Selector::saturate() {
 }
 
 std::unique_ptr<CandidateExtractor> Selector::extractor(ExtractOptions options) const {
-  return std::make_unique<CandidateExtractor>(g_, ir_, *shapes_, isa_, units_, kernel_,
-                                              g_.find(results_), options);
+  return std::make_unique<CandidateExtractor>(g_, ir_, *shapes_, isa_, units_, g_.find(results_),
+                                              options);
 }
 
 }  // namespace tacit::isel

@@ -7,7 +7,7 @@ namespace {
 
 class Builder {
  public:
-  Builder(const taidl::Isa& isa, const PiiGraph& g) : isa_(isa), g_(g) {
+  Builder(const taidl::Isa& isa, const PiiGraph& g) : g_(g) {
     size_t n = g.values.size();
     s_.root.resize(n);
     s_.offset.resize(n);
@@ -105,7 +105,6 @@ class Builder {
     }
   }
 
-  const taidl::Isa& isa_;
   const PiiGraph& g_;
   Storage s_;
 };
