@@ -207,7 +207,9 @@ AllocResult allocate(const taidl::Isa& isa, const isel::UnitSet& units, const is
     orders_tried += result.orders_tried;
     orders_skipped += result.orders_skipped;
     solver_seconds += result.solver_seconds;
-    if (result.status == AllocStatus::kInfeasible && more())
+    // Only orders that were tried and failed can be helped (not a storage conflict or a value
+    // overwritten twice, which no order reaches).
+    if (result.status == AllocStatus::kInfeasible && result.orders_tried > 0 && more())
       next = rematerialise(isa, units, current, options, true);
     if (!next) {
       result.orders_tried = orders_tried;
