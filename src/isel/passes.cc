@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -15,22 +16,89 @@ namespace {
 
 using hlo::HloOpcode;
 
-// The identity of (base, type, view) as bytes, written into a reused buffer (the view pass builds
+// The identity of (base, type, view) as words, written into a reused buffer (the view pass builds
 // one per view of every class: allocating each was most of its time).
-void viewKey(std::string& key, ClassId base, const hlo::Shape& type, const StridedView& v) {
+void viewKey(std::vector<int64_t>& key, ClassId base, const hlo::Shape& type,
+             const StridedView& v) {
   key.clear();
-  auto put = [&key](int64_t x) { key.append(reinterpret_cast<const char*>(&x), sizeof x); };
-  put(base.value);
-  put(static_cast<int64_t>(type.elementType()));
-  put(type.rank());
-  for (int64_t d : type.dims())
-    put(d);
-  put(v.offset);
+  key.push_back(base.value);
+  key.push_back(static_cast<int64_t>(type.elementType()));
+  key.push_back(type.rank());
+  key.insert(key.end(), type.dims().begin(), type.dims().end());
+  key.push_back(v.offset);
   for (const ViewDim& d : v.dims) {
-    put(d.extent);
-    put(d.stride);
+    key.push_back(d.extent);
+    key.push_back(d.stride);
   }
 }
+
+// The first class of every view key: an open-addressing table over keys copied into one arena
+// (an unordered_map of strings allocated twice per view and missed the cache on every probe and
+// rehash: most of the view pass on large e-graphs).
+class ViewOwners {
+ public:
+  explicit ViewOwners(size_t expected) {
+    size_t capacity = 64;
+    while (capacity < 2 * expected)
+      capacity *= 2;
+    slots_.resize(capacity);
+  }
+
+  // The owner of `key`, which becomes `c` if the key is new.
+  ClassId tryEmplace(std::span<const int64_t> key, ClassId c) {
+    uint64_t h = hash(key);
+    size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.length == 0) {
+        s = {h, static_cast<uint32_t>(arena_.size()), static_cast<uint32_t>(key.size()), c};
+        arena_.insert(arena_.end(), key.begin(), key.end());
+        if (++size_ * 2 > slots_.size()) grow();
+        return c;
+      }
+      if (s.hash == h && s.length == key.size() &&
+          std::equal(key.begin(), key.end(), arena_.begin() + s.offset))
+        return s.owner;
+    }
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t offset = 0;
+    uint32_t length = 0;  // 0: empty (a key is never empty)
+    ClassId owner;
+  };
+
+  static uint64_t hash(std::span<const int64_t> key) {
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ key.size();
+    for (int64_t w : key) {
+      h ^= static_cast<uint64_t>(w) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+      h *= 0xff51afd7ed558ccdULL;
+    }
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+  }
+
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.size() * 2, Slot{});
+    size_t mask = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.length == 0) continue;
+      size_t i = s.hash & mask;
+      while (slots_[i].length != 0)
+        i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::vector<int64_t> arena_;
+  size_t size_ = 0;
+};
 
 }  // namespace
 
@@ -45,8 +113,8 @@ const hlo::Literal* literalOf(const egraph::EGraph& g, const IrLanguage& ir, Cla
 PassStats runViewPass(egraph::EGraph& g, IrBuilder& b) {
   PassStats stats;
   ViewIndex index(g, b);
-  std::unordered_map<std::string, ClassId> owner;
-  std::string key;
+  ViewOwners owner(2 * g.classCount());
+  std::vector<int64_t> key;
   std::vector<std::pair<ClassId, ClassId>> unions;
   struct SliceRequest {
     ClassId target, base;
@@ -59,8 +127,8 @@ PassStats runViewPass(egraph::EGraph& g, IrBuilder& b) {
     for (const BaseView& bv : index.views(c)) {
       if (!bv.exact()) continue;  // reads padding: not a view of the base
       viewKey(key, bv.base, type, bv.view);
-      auto [it, inserted] = owner.try_emplace(key, c);
-      if (!inserted && !g.same(it->second, c)) unions.emplace_back(it->second, c);
+      ClassId first = owner.tryEmplace(key, c);
+      if (first != c && !g.same(first, c)) unions.emplace_back(first, c);
       bool range_of_bytes = bv.base != c && isByteVector(type) && isByteVector(b.shape(bv.base)) &&
                             bv.view.isContiguous() && bv.view.byteCount() < b.shape(bv.base).dim(0);
       if (range_of_bytes)

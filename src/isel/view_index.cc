@@ -12,13 +12,17 @@ bool isByteVector(const hlo::Shape& s) {
 
 const std::vector<BaseView>& ViewIndex::views(ClassId c) {
   c = g_.find(c);
-  auto it = memo_.find(c.value);
-  if (it != memo_.end()) return it->second;
+  if (c.value >= known_.size()) {
+    size_t size = std::max<size_t>(c.value + 1, 2 * known_.size());
+    known_.resize(size, 0);
+    memo_.resize(size);
+  }
+  if (known_[c.value]) return memo_[c.value];
   std::vector<BaseView> result{{c, StridedView::identity(b_.shape(c).byteSize())}};
   if (!visiting_.insert(c.value).second) {  // a cycle: identity only, and not remembered
     auto at = std::find(stack_.begin(), stack_.end(), c.value);
     for (++at; at != stack_.end(); ++at)
-      incomplete_.insert(*at);
+      incomplete_.push_back(*at);
     cut_ = std::move(result);
     return cut_;
   }
@@ -32,15 +36,18 @@ const std::vector<BaseView>& ViewIndex::views(ClassId c) {
   });
   if (result.size() > kMaxViewsPerClass) result.resize(kMaxViewsPerClass);
   visiting_.erase(c.value);
-  std::vector<BaseView>& stored = memo_[c.value] = std::move(result);
+  // memo_ does not grow below (views() of the children were queried above).
+  memo_[c.value] = std::move(result);
+  known_[c.value] = 1;
   if (stack_.empty()) {
     // The outermost query is complete (cuts only mark classes above the cut one).
-    for (uint32_t x : incomplete_)
-      memo_.erase(x);
+    for (uint32_t x : incomplete_) {
+      known_[x] = 0;
+      memo_[x].clear();
+    }
     incomplete_.clear();
-    return memo_[c.value];
   }
-  return stored;
+  return memo_[c.value];
 }
 
 // The views of c through e-node n (a movement, or a pad that only grows dimension 0).
@@ -49,8 +56,8 @@ void ViewIndex::extend(ClassId c, NodeId n, std::vector<BaseView>& result) {
   auto opcode = b_.ir().opcodeOf(e.op());
   if (!opcode || (!isMovement(*opcode) && *opcode != HloOpcode::kPad)) return;
   ClassId child = g_.find(e.child(0));
-  // A reference: unordered_map keeps its elements in place, nothing below queries views() (which
-  // could overwrite cut_) and memo entries are erased only when the outermost query ends.
+  // A reference: nothing below queries views() (which could move memo_ or overwrite cut_) and memo
+  // entries are erased only when the outermost query ends.
   const std::vector<BaseView>& child_views = views(child);
   const OpDesc& d = b_.ir().opDesc(e.attr());
   const hlo::Shape operand = b_.shape(child);

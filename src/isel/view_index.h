@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <limits>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -31,7 +30,7 @@ class ViewIndex {
   ViewIndex(const egraph::EGraph& g, IrBuilder& b) : g_(g), b_(b) {}
 
   // The identity view of c first, then views over other classes (at most kMaxViewsPerClass, those
-  // of the oldest bases), exact or not.
+  // of the oldest bases), exact or not. The reference is valid until the next call.
   const std::vector<BaseView>& views(ClassId c);
 
  private:
@@ -39,13 +38,17 @@ class ViewIndex {
 
   const egraph::EGraph& g_;
   IrBuilder& b_;
-  std::unordered_map<uint32_t, std::vector<BaseView>> memo_;
+  // Per class id: its views once known_ (dense: the memo of an unordered_map was a large part of
+  // the view pass).
+  std::vector<std::vector<BaseView>> memo_;
+  std::vector<uint8_t> known_;
   // Classes being computed, outermost first. A class reached again is a cycle (x = bitcast(y),
   // y = bitcast(x)): it contributes only its identity there, so the classes computed above it on
   // the stack may miss views; they are forgotten when the outermost query ends and computed again
   // on their next query (by then the rest of the cycle is known).
   std::vector<uint32_t> stack_;
-  std::unordered_set<uint32_t> visiting_, incomplete_;
+  std::unordered_set<uint32_t> visiting_;
+  std::vector<uint32_t> incomplete_;
   std::vector<BaseView> cut_;
 };
 
