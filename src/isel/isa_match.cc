@@ -813,8 +813,32 @@ bool bindUndetermined(const UnitPattern& p, const Unit& u, AlphaSolver& a) {
 }
 }  // namespace
 
+// Whether matchNode() at the skeleton root of p cannot find anything at class c, decided without
+// building a state: the root is an operator with no identity skip (not a leaf, a constant, an
+// identity operator, an operator with an identity element, an overwrite or a dot) and no e-node
+// of c has its opcode and arity. Most (pattern, class) pairs of a large e-graph end here.
+bool IsaMatcher::rootCannotMatch(const UnitPattern& p, ClassId c) const {
+  const int32_t root = p.skeleton_root;
+  const PatternNode& pn = p.nodes[static_cast<size_t>(root)];
+  HloOpcode op = p.sym->ops[static_cast<size_t>(pn.op)].opcode;
+  if (isLeaf(p, root) || op == HloOpcode::kConstant || mayBeIdentity(op) ||
+      identityElement(op).has_value() || op == HloOpcode::kDynamicUpdateSlice ||
+      op == HloOpcode::kDot)
+    return false;
+  const egraph::EGraph& g = b_.egraph();
+  for (NodeId id : g.nodes(c)) {
+    egraph::ENode e = g.node(id);
+    if (b_.ir().opcodeOf(e.op()) == op && e.arity() == pn.children.size()) return false;
+  }
+  return true;
+}
+
 bool IsaMatcher::tryPattern(int32_t pattern, ClassId x) {
   const UnitPattern& p = units_.patterns[static_cast<size_t>(pattern)];
+  if (rootCannotMatch(p, b_.egraph().find(x))) {
+    fail(pattern, x, "operands do not have the instruction's structure or types");
+    return false;
+  }
   const Unit& u = units_.units[static_cast<size_t>(p.unit)];
   State s = State::start(p, u);
   std::vector<State> found;

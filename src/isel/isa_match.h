@@ -97,6 +97,7 @@ class IsaMatcher {
   std::optional<RegionWrite> findWriter(int32_t pattern, ClassId c, const StridedView& block,
                                         int64_t region_bytes);
   std::optional<size_t> rewrittenInput(const UnitPattern& p) const;
+  bool rootCannotMatch(const UnitPattern& p, ClassId c) const;
   bool tryPattern(int32_t pattern, ClassId x);
   bool tryPureMovement(int32_t pattern, ClassId t);
   bool tryStridedLoad(int32_t pattern, ClassId t);
