@@ -240,12 +240,12 @@ IsaMatcher::IsaMatcher(const taidl::Isa& isa, const UnitSet& units, IrBuilder& b
 
 IsaMatcher::~IsaMatcher() = default;
 
-void IsaMatcher::fail(int32_t pattern, ClassId c, std::string reason) {
+void IsaMatcher::fail(int32_t pattern, ClassId c, std::string_view reason) {
   uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(pattern)) << 32) | c.value;
   uint32_t& count = failure_counts_[key];
   if (count >= kMaxFailuresPerPattern) return;
   ++count;
-  failures_.push_back({pattern, c, std::move(reason)});
+  failures_.push_back({pattern, c, std::string(reason)});
 }
 
 bool unifyType(const taidl::TypeExpr& t, const hlo::Shape& s, AlphaSolver& a) {
@@ -440,7 +440,7 @@ void IsaMatcher::matchIdentityOperand(const UnitPattern& p, int32_t node, ClassI
   }
 }
 
-void IsaMatcher::matchChildren(const UnitPattern& p, int32_t node, std::vector<ClassId> kids,
+void IsaMatcher::matchChildren(const UnitPattern& p, int32_t node, const std::vector<ClassId>& kids,
                                size_t i, State& s, const std::function<void(State&)>& cont) {
   const PatternNode& pn = p.nodes[static_cast<size_t>(node)];
   if (i == pn.children.size()) {

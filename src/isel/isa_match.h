@@ -20,6 +20,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -106,7 +107,7 @@ class IsaMatcher {
   ClassId constructPureMovement(const UnitPattern& p, const State& s);
   void matchNode(const UnitPattern& p, int32_t node, ClassId c, State& s,
                  const std::function<void(State&)>& cont);
-  void matchChildren(const UnitPattern& p, int32_t node, std::vector<ClassId> kids, size_t i,
+  void matchChildren(const UnitPattern& p, int32_t node, const std::vector<ClassId>& kids, size_t i,
                      State& s, const std::function<void(State&)>& cont);
   void matchIdentityOperand(const UnitPattern& p, int32_t node, ClassId c, State& s,
                             const std::function<void(State&)>& cont);
@@ -122,7 +123,7 @@ class IsaMatcher {
   std::vector<ClassId> constructInputs(const UnitPattern& p, State& s);
   ClassId invertChain(const UnitPattern& p, const std::vector<int32_t>& chain, ClassId top,
                       const State& s);
-  void fail(int32_t pattern, ClassId c, std::string reason);
+  void fail(int32_t pattern, ClassId c, std::string_view reason);
 
   const taidl::Isa& isa_;
   const UnitSet& units_;

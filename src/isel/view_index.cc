@@ -60,7 +60,7 @@ void ViewIndex::extend(ClassId c, NodeId n, std::vector<BaseView>& result) {
   // entries are erased only when the outermost query ends.
   const std::vector<BaseView>& child_views = views(child);
   const OpDesc& d = b_.ir().opDesc(e.attr());
-  const hlo::Shape operand = b_.shape(child);
+  const hlo::Shape& operand = b_.shape(child);  // views() does not add classes
   for (const BaseView& bv : child_views) {
     if (bv.base == c) continue;
     BaseView candidate{bv.base, {}, bv.valid_end};
