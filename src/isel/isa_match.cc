@@ -743,13 +743,7 @@ ClassId IsaMatcher::construct(const UnitPattern& p, const State& matched) {
     result = b_.add(std::move(d), kids);
   }
   const Unit& u = units_.units[static_cast<size_t>(p.unit)];
-  PiiDesc pii;
-  pii.unit = p.unit;
-  pii.case_index = p.case_index;
-  pii.alpha.assign(s.alpha.values().begin(), s.alpha.values().begin() + u.num_alpha);
-  pii.output = p.output;
-  pii.buffer = p.sym->outputs[static_cast<size_t>(p.output)].buffer;
-  pii.shape = b_.shape(result);
+  PiiDesc pii = piiDescFor(p, u, s.alpha, b_.shape(result));
   ClassId node = b_.egraph().add(b_.ir().piiOp(), b_.ir().encode(pii), inputs);
   b_.egraph().unite(node, result);
   return result;
@@ -969,13 +963,7 @@ ClassId IsaMatcher::constructPureMovement(const UnitPattern& p, const State& s) 
   std::vector<int32_t> chain = p.out_chain;
   chain.push_back(p.skeleton_root);
   ClassId input = s.view_base.valid() ? viewInput(s) : invertChain(p, chain, t, s);
-  PiiDesc pii;
-  pii.unit = p.unit;
-  pii.case_index = p.case_index;
-  pii.alpha.assign(s.alpha.values().begin(), s.alpha.values().begin() + u.num_alpha);
-  pii.output = p.output;
-  pii.buffer = p.sym->outputs[static_cast<size_t>(p.output)].buffer;
-  pii.shape = b_.shape(t);
+  PiiDesc pii = piiDescFor(p, u, s.alpha, b_.shape(t));
   ClassId node = b_.egraph().add(b_.ir().piiOp(), b_.ir().encode(pii), {input});
   b_.egraph().unite(node, t);
   return t;

@@ -56,4 +56,17 @@ struct IsaMatcher::State {
 
 bool unifyType(const taidl::TypeExpr& t, const hlo::Shape& s, AlphaSolver& a);
 
+// The pii node's payload for a match of pattern p (unit u) with solved α, producing `shape`.
+inline PiiDesc piiDescFor(const UnitPattern& p, const Unit& u, const AlphaSolver& alpha,
+                          hlo::Shape shape) {
+  PiiDesc pii;
+  pii.unit = p.unit;
+  pii.case_index = p.case_index;
+  pii.alpha.assign(alpha.values().begin(), alpha.values().begin() + u.num_alpha);
+  pii.output = p.output;
+  pii.buffer = p.sym->outputs[static_cast<size_t>(p.output)].buffer;
+  pii.shape = std::move(shape);
+  return pii;
+}
+
 }  // namespace tacit::isel

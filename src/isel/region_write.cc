@@ -205,13 +205,7 @@ std::optional<IsaMatcher::RegionWrite> IsaMatcher::findWriter(int32_t pattern, C
           taidl::evalType(p.sym->inputs[k].type, m.alpha.env()).compatible(shape))
         inputs[k] = c;
     }
-    PiiDesc pii;
-    pii.unit = p.unit;
-    pii.case_index = p.case_index;
-    pii.alpha.assign(m.alpha.values().begin(), m.alpha.values().begin() + u.num_alpha);
-    pii.output = p.output;
-    pii.buffer = p.sym->outputs[static_cast<size_t>(p.output)].buffer;
-    pii.shape = hlo::Shape(hlo::PrimitiveType::kU8, {len});
+    PiiDesc pii = piiDescFor(p, u, m.alpha, hlo::Shape(hlo::PrimitiveType::kU8, {len}));
     ClassId writer = b_.egraph().add(b_.ir().piiOp(), b_.ir().encode(pii), inputs);
     b_.egraph().rebuild();
     return RegionWrite{writer, OverlayPart{at, *at_block}};
