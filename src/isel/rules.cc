@@ -559,9 +559,11 @@ class ElementwiseVectorRows : public IrRule {
     std::map<HloOpcode, std::map<hlo::PrimitiveType, std::set<int64_t>>> cols;
     for (const auto& [key, extents] : needs.elementwise)
       cols[key.first][key.second] = extents.cols;
-    for (const auto& [op, by_type] : cols) {
+    for (const auto& entry : cols) {
+      // A named copy: clang 14 cannot capture a structured binding.
+      const std::map<hlo::PrimitiveType, std::set<int64_t>> by_type = entry.second;
       out.push_back(elementwiseRewrite(
-          b, name() + "-" + std::string(hlo::opcodeName(op)), op,
+          b, name() + "-" + std::string(hlo::opcodeName(entry.first)), entry.first,
           [&b, by_type](const OpDesc& e, ClassId whole,
                         std::vector<ClassId> operands) -> std::optional<ClassId> {
             auto it = by_type.find(e.shape.elementType());
