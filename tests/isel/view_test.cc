@@ -34,6 +34,19 @@ std::vector<uint8_t> gather(const hlo::Literal& base, const StridedView& v) {
   return out;
 }
 
+// Evaluates the chain ending at `root` on a random `base_shape` input and checks that its bytes
+// are the view's bytes of that input.
+void expectViewMatchesEvaluator(hlo::HloBuilder& b, HloInstruction* root,
+                                const hlo::Shape& base_shape, const StridedView& view, int trial) {
+  auto comp = b.build(root);
+  hlo::Literal arg = hlo::randomLiteral(base_shape, static_cast<uint64_t>(trial));
+  hlo::Literal out = hlo::evaluate(*comp, std::span<const hlo::Literal>(&arg, 1));
+  std::vector<uint8_t> expected = gather(arg, view);
+  ASSERT_EQ(out.byteCount(), expected.size()) << view.str();
+  ASSERT_TRUE(std::equal(expected.begin(), expected.end(), out.bytes()))
+      << "trial " << trial << " " << view.str();
+}
+
 std::vector<int64_t> factor(int64_t n, std::mt19937& rng) {
   std::vector<int64_t> dims;
   while (n > 1) {
@@ -120,13 +133,8 @@ TEST(StridedView, RandomMovementChainsMatchTheEvaluator) {
       ++unrepresentable;
       continue;
     }
-    auto comp = b.build(x);
-    hlo::Literal arg = hlo::randomLiteral(base_shape, static_cast<uint64_t>(trial));
-    hlo::Literal out = hlo::evaluate(*comp, std::span<const hlo::Literal>(&arg, 1));
-    std::vector<uint8_t> expected = gather(arg, *view);
-    ASSERT_EQ(out.byteCount(), expected.size()) << view->str();
-    ASSERT_TRUE(std::equal(expected.begin(), expected.end(), out.bytes()))
-        << "trial " << trial << " " << view->str();
+    expectViewMatchesEvaluator(b, x, base_shape, *view, trial);
+    if (::testing::Test::HasFatalFailure()) return;
     ++checked;
   }
   EXPECT_GT(checked, 300) << unrepresentable << " chains had no strided view";
@@ -202,13 +210,8 @@ TEST(StridedView, PadThenSliceIsAViewOfTheUnpaddedBytes) {
       ++inexact;  // reads padding: not a view of x
       continue;
     }
-    auto comp = b.build(y);
-    hlo::Literal arg = hlo::randomLiteral(base_shape, static_cast<uint64_t>(trial));
-    hlo::Literal out = hlo::evaluate(*comp, std::span<const hlo::Literal>(&arg, 1));
-    std::vector<uint8_t> expected = gather(arg, *view);
-    ASSERT_EQ(out.byteCount(), expected.size()) << view->str();
-    ASSERT_TRUE(std::equal(expected.begin(), expected.end(), out.bytes()))
-        << "trial " << trial << " " << view->str();
+    expectViewMatchesEvaluator(b, y, base_shape, *view, trial);
+    if (::testing::Test::HasFatalFailure()) return;
     ++exact;
   }
   EXPECT_GT(exact, 100);
