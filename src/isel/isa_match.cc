@@ -805,6 +805,40 @@ bool bindUndetermined(const UnitPattern& p, const Unit& u, AlphaSolver& a) {
   }
   return a.settle();
 }
+
+// α the types leave open together (Gemmini `add` reads `s8[rows * cols]`: the product fixes
+// neither factor): the first open slot with a bounded range takes each value, largest first, for
+// which the deferred equations settle and the constraints hold, and the rest is completed the same
+// way; at most `limit` completions. verify() (and, for movement, the view comparison) decides
+// whether a completion is a match.
+constexpr int64_t kMaxAlphaEnumeration = 1 << 16;
+
+void completeAlpha(const UnitPattern& p, const Unit& u, const AlphaSolver& a, size_t limit,
+                   std::vector<AlphaSolver>& out) {
+  if (out.size() >= limit) return;
+  if (a.complete()) {
+    out.push_back(a);
+    return;
+  }
+  for (int32_t slot = 0; slot < u.num_alpha; ++slot) {
+    const taidl::AlphaRange& range = (*u.ranges)[static_cast<size_t>(slot)];
+    if (a.known(slot)) continue;
+    if (!range.bounded() || range.range.hi - range.range.lo >= kMaxAlphaEnumeration) return;
+    for (int64_t v = range.range.hi; v >= range.range.lo && out.size() < limit; --v) {
+      AlphaSolver trial = a;
+      trial.bind(slot, v);
+      if (trial.settle() && satisfiesKnown(p, trial, slot)) completeAlpha(p, u, trial, limit, out);
+    }
+    return;
+  }
+}
+
+std::vector<AlphaSolver> completions(const UnitPattern& p, const Unit& u, const AlphaSolver& a,
+                                     size_t limit) {
+  std::vector<AlphaSolver> out;
+  completeAlpha(p, u, a, limit, out);
+  return out;
+}
 }  // namespace
 
 // Whether matchNode() at the skeleton root of p cannot find anything at class c, decided without
@@ -837,9 +871,21 @@ bool IsaMatcher::tryPattern(int32_t pattern, ClassId x) {
   State s = State::start(p, u);
   std::vector<State> found;
   matchNode(p, p.skeleton_root, x, s, [&](State& m) {
-    if (found.size() < 16 && m.alpha.settle() && bindUndetermined(p, u, m.alpha) &&
-        unifyIdentityLinks(p, m))
-      found.push_back(m);
+    if (found.size() >= 16 || !m.alpha.settle() || !bindUndetermined(p, u, m.alpha)) return;
+    if (!m.alpha.complete()) {
+      // Types that fix only a product of α: every completion that verify() accepts computes the
+      // class (its types and attributes are the matched ones); the first is kept.
+      for (AlphaSolver& done : completions(p, u, m.alpha, 8)) {
+        State c = m;
+        c.alpha = std::move(done);
+        if (unifyIdentityLinks(p, c) && verify(p, c).empty()) {
+          found.push_back(std::move(c));
+          return;
+        }
+      }
+      return;
+    }
+    if (unifyIdentityLinks(p, m)) found.push_back(m);
   });
   if (found.empty()) {
     fail(pattern, x, "operands do not have the instruction's structure or types");
@@ -902,7 +948,7 @@ bool IsaMatcher::tryStridedLoad(int32_t pattern, ClassId t) {
   const UnitPattern& p = units_.patterns[static_cast<size_t>(pattern)];
   std::vector<int32_t> chain = p.out_chain;
   chain.push_back(p.skeleton_root);
-  if (!chainHasPadOrSlice(p, chain)) return false;
+  const bool pitched = chainHasPadOrSlice(p, chain);
   const Unit& u = units_.units[static_cast<size_t>(p.unit)];
   State s = State::start(p, u);
   const SymOp& root = p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(p.root)].op)];
@@ -911,7 +957,7 @@ bool IsaMatcher::tryStridedLoad(int32_t pattern, ClassId t) {
     return false;
   // The pitch: the one α left (or none, if the case fixed everything).
   std::optional<int32_t> slot = singleUnknown(p, s.alpha);
-  if (!slot && !s.alpha.complete()) return false;
+  if (!pitched || (!slot && !s.alpha.complete())) return tryOpenMovement(pattern, t, s, chain);
   auto view_at = [&](int64_t x) -> std::optional<StridedView> {
     AlphaSolver a = s.alpha;
     if (slot) a.bind(*slot, x);
@@ -931,24 +977,60 @@ bool IsaMatcher::tryStridedLoad(int32_t pattern, ClassId t) {
     } else if (std::optional<StridedView> v = view_at(0); !v || v->dims != bv.view.dims) {
       continue;
     }
-    std::optional<ChainView> cv = chainView(p, chain, m.alpha.env());
-    if (!cv) continue;
-    int64_t in_bytes = taidl::evalType(p.sym->inputs[0].type, m.alpha.env()).byteSize();
-    int64_t offset = bv.view.offset - cv->view.offset;
-    if (offset < 0 || offset + in_bytes > b_.shape(bv.base).byteSize()) continue;
-    m.cls[static_cast<size_t>(p.root)] = t;
-    m.views_checked = true;
-    m.view_base = bv.base;
-    m.view_offset = offset;
-    m.view_bytes = in_bytes;
-    if (std::string why = verify(p, m); !why.empty()) {
-      fail(pattern, t, why);
-      continue;
-    }
-    accepted_.push_back({pattern, std::move(m)});
-    any = true;
+    any |= acceptViewLoad(pattern, chain, m, bv, t);
   }
   return any;
+}
+
+// A movement whose types leave several α open (Gemmini `transpose` of u8[rows * cols]): where t is
+// an exact view of a byte vector, each completion of α whose chain is that same view (up to the
+// offset) is a match. Nothing is constructed for classes that are no such view.
+bool IsaMatcher::tryOpenMovement(int32_t pattern, ClassId t, const State& s,
+                                 const std::vector<int32_t>& chain) {
+  if (s.alpha.complete()) return false;  // tryPureMovement's case
+  const UnitPattern& p = units_.patterns[static_cast<size_t>(pattern)];
+  const Unit& u = units_.units[static_cast<size_t>(p.unit)];
+  std::vector<BaseView> views = views_->views(t);  // a copy: construction comes later
+  std::vector<AlphaSolver> options;
+  bool any = false;
+  for (const BaseView& bv : views) {
+    if (bv.base == t || !bv.exact() || !isByteVector(b_.shape(bv.base))) continue;
+    if (options.empty()) options = completions(p, u, s.alpha, 64);
+    for (const AlphaSolver& a : options) {
+      std::optional<ChainView> cv = chainView(p, chain, a.env());
+      if (!cv || !cv->exact() || cv->view.dims != bv.view.dims) continue;
+      State m = s;
+      m.alpha = a;
+      if (acceptViewLoad(pattern, chain, m, bv, t)) {
+        any = true;
+        break;  // one completion per view: the others read the same bytes the same way
+      }
+    }
+  }
+  return any;
+}
+
+// Accepts the movement `pattern` at t reading the bytes of bv's base that its chain (with m's α)
+// views as t.
+bool IsaMatcher::acceptViewLoad(int32_t pattern, const std::vector<int32_t>& chain, State& m,
+                                const BaseView& bv, ClassId t) {
+  const UnitPattern& p = units_.patterns[static_cast<size_t>(pattern)];
+  std::optional<ChainView> cv = chainView(p, chain, m.alpha.env());
+  if (!cv) return false;
+  int64_t in_bytes = taidl::evalType(p.sym->inputs[0].type, m.alpha.env()).byteSize();
+  int64_t offset = bv.view.offset - cv->view.offset;
+  if (offset < 0 || offset + in_bytes > b_.shape(bv.base).byteSize()) return false;
+  m.cls[static_cast<size_t>(p.root)] = t;
+  m.views_checked = true;
+  m.view_base = bv.base;
+  m.view_offset = offset;
+  m.view_bytes = in_bytes;
+  if (std::string why = verify(p, m); !why.empty()) {
+    fail(pattern, t, why);
+    return false;
+  }
+  accepted_.push_back({pattern, std::move(m)});
+  return true;
 }
 
 // The bytes a pitched load reads: a slice of the byte vector its view is over.

@@ -66,6 +66,7 @@ struct MatchFailure {
 };
 
 class ViewIndex;
+struct BaseView;
 
 class IsaMatcher {
  public:
@@ -102,6 +103,10 @@ class IsaMatcher {
   bool tryPattern(int32_t pattern, ClassId x);
   bool tryPureMovement(int32_t pattern, ClassId t);
   bool tryStridedLoad(int32_t pattern, ClassId t);
+  bool tryOpenMovement(int32_t pattern, ClassId t, const State& s,
+                       const std::vector<int32_t>& chain);
+  bool acceptViewLoad(int32_t pattern, const std::vector<int32_t>& chain, State& m,
+                      const BaseView& bv, ClassId t);
   std::optional<int32_t> singleUnknown(const UnitPattern& p, const AlphaSolver& a) const;
   ClassId viewInput(const State& s);
   ClassId constructPureMovement(const UnitPattern& p, const State& s);
