@@ -228,6 +228,7 @@ void PlanImpl::setConstantOwned(int slot, AlignedBytes data) {
 void PlanImpl::finalize() {
   for (int s : output_slots)
     touch(s, kKeepAlive);
+  fuseElementwise();
   arena_ = AlignedBytes(layoutArena(slot_info));
   home_.assign(slot_info.size(), nullptr);
   for (size_t i = 0; i < slot_info.size(); ++i) {

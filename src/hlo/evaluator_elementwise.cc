@@ -1,5 +1,8 @@
 // Elementwise operations: unary and binary arithmetic, compare, select, clamp, convert and
 // bitcast-convert.
+#include <algorithm>
+#include <cstring>
+
 #include "hlo/evaluator_plan.h"
 #include "hlo/kernels/elementwise.h"
 #include "support/strings.h"
@@ -16,6 +19,15 @@ class UnaryStep final : public Step {
  public:
   UnaryStep(UnaryFn fn, int in, int out, int64_t n) : fn_(fn), in_(in), out_(out), n_(n) {}
   void run(uint8_t* const* slots) override { fn_(slots[in_], slots[out_], n_); }
+  bool elementwise(ElementwiseOp* op) const override {
+    op->kind = ElementwiseOp::Kind::kUnary;
+    op->unary = fn_;
+    op->operands = 1;
+    op->in[0] = in_;
+    op->out = out_;
+    op->n = n_;
+    return true;
+  }
 
  private:
   UnaryFn fn_;
@@ -28,6 +40,16 @@ class BinaryStep final : public Step {
   BinaryStep(BinaryFn fn, int a, int b, int out, int64_t n)
       : fn_(fn), a_(a), b_(b), out_(out), n_(n) {}
   void run(uint8_t* const* slots) override { fn_(slots[a_], slots[b_], slots[out_], n_); }
+  bool elementwise(ElementwiseOp* op) const override {
+    op->kind = ElementwiseOp::Kind::kBinary;
+    op->binary = fn_;
+    op->operands = 2;
+    op->in[0] = a_;
+    op->in[1] = b_;
+    op->out = out_;
+    op->n = n_;
+    return true;
+  }
 
  private:
   BinaryFn fn_;
@@ -41,6 +63,18 @@ class SelectStep final : public Step {
       : fn_(fn), pred_(pred), ps_(ps), t_(t), f_(f), out_(out), n_(n) {}
   void run(uint8_t* const* slots) override {
     fn_(slots[pred_], ps_, slots[t_], slots[f_], slots[out_], n_);
+  }
+  bool elementwise(ElementwiseOp* op) const override {
+    op->kind = ElementwiseOp::Kind::kSelect;
+    op->select = fn_;
+    op->operands = 3;
+    op->in[0] = pred_;
+    op->stride[0] = ps_;
+    op->in[1] = t_;
+    op->in[2] = f_;
+    op->out = out_;
+    op->n = n_;
+    return true;
   }
 
  private:
@@ -57,6 +91,19 @@ class ClampStep final : public Step {
       : fn_(fn), lo_(lo), ls_(ls), x_(x), hi_(hi), hs_(hs), out_(out), n_(n) {}
   void run(uint8_t* const* slots) override {
     fn_(slots[lo_], ls_, slots[x_], slots[hi_], hs_, slots[out_], n_);
+  }
+  bool elementwise(ElementwiseOp* op) const override {
+    op->kind = ElementwiseOp::Kind::kClamp;
+    op->clamp = fn_;
+    op->operands = 3;
+    op->in[0] = lo_;
+    op->stride[0] = ls_;
+    op->in[1] = x_;
+    op->in[2] = hi_;
+    op->stride[2] = hs_;
+    op->out = out_;
+    op->n = n_;
+    return true;
   }
 
  private:
@@ -234,6 +281,215 @@ Value compileConvert(Planner& p, const HloInstruction& inst, std::span<const Val
   }
   requireResultShape(p, inst, Shape(to, dims));
   return Value{inst.shape(), x.leaves};
+}
+
+// ---- Fusion of elementwise runs ----------------------------------------------------------------
+
+namespace {
+
+// Runs consecutive elementwise steps over the same n elements chunk by chunk: every step on
+// elements [c, c + kChunk), then every step on the next chunk. Each element is computed by the
+// same kernels from the same operand elements as unfused (the kernels are per-element), so the
+// results are identical; the chunk's operands stay in L1, and a temporary that only the run uses
+// lives in a chunk-sized scratch buffer instead of the arena.
+class FusedStep final : public Step {
+ public:
+  static constexpr int64_t kChunk = 64;  // elements; a multiple of 64 keeps chunks aligned
+
+  // Where an operand or result is: a slot advancing with the chunk, a slot read at its start by
+  // every chunk (a broadcast scalar, or a constant repeating with period kChunk), or scratch.
+  struct Ref {
+    enum class Mode : uint8_t { kSlot, kFixed, kScratch };
+    Mode mode = Mode::kSlot;
+    int slot = -1;
+    size_t bytes = 0;  // kSlot: bytes per element; kScratch: offset in the scratch buffer
+  };
+  struct Op {
+    ElementwiseOp desc;
+    Ref in[3], out;
+  };
+
+  FusedStep(std::vector<Op> ops, int64_t n, size_t scratch_bytes)
+      : ops_(std::move(ops)), n_(n), scratch_bytes_(scratch_bytes) {}
+
+  void allocate() override { scratch_ = AlignedBytes(scratch_bytes_); }
+  size_t workspaceBytes() const override { return scratch_.size(); }
+
+  void run(uint8_t* const* slots) override {
+    uint8_t* scratch = scratch_.data();
+    for (int64_t c = 0; c < n_; c += kChunk) {
+      int64_t m = std::min(kChunk, n_ - c);
+      auto at = [&](const Ref& r) -> uint8_t* {
+        switch (r.mode) {
+          case Ref::Mode::kSlot:
+            return slots[r.slot] + static_cast<size_t>(c) * r.bytes;
+          case Ref::Mode::kFixed:
+            return slots[r.slot];
+          case Ref::Mode::kScratch:
+            break;
+        }
+        return scratch + r.bytes;
+      };
+      for (const Op& op : ops_) {
+        const ElementwiseOp& d = op.desc;
+        switch (d.kind) {
+          case ElementwiseOp::Kind::kUnary:
+            d.unary(at(op.in[0]), at(op.out), m);
+            break;
+          case ElementwiseOp::Kind::kBinary:
+            d.binary(at(op.in[0]), at(op.in[1]), at(op.out), m);
+            break;
+          case ElementwiseOp::Kind::kSelect:
+            d.select(at(op.in[0]), d.stride[0], at(op.in[1]), at(op.in[2]), at(op.out), m);
+            break;
+          case ElementwiseOp::Kind::kClamp:
+            d.clamp(at(op.in[0]), d.stride[0], at(op.in[1]), at(op.in[2]), d.stride[2], at(op.out),
+                    m);
+            break;
+        }
+      }
+    }
+  }
+
+ private:
+  std::vector<Op> ops_;
+  int64_t n_;
+  size_t scratch_bytes_;
+  AlignedBytes scratch_;
+};
+
+size_t alignTo64(size_t x) {
+  return (x + 63) / 64 * 64;
+}
+
+}  // namespace
+
+void PlanImpl::fuseElementwise() {
+  constexpr int64_t kChunk = FusedStep::kChunk;
+  size_t count = steps.size();
+  std::vector<ElementwiseOp> ops(count);
+  std::vector<bool> fusable(count, false);
+  for (size_t k = 0; k < count; ++k)
+    fusable[k] = steps[k]->elementwise(&ops[k]) && ops[k].n > kChunk;
+  struct Group {
+    size_t first, last;
+  };
+  std::vector<Group> groups;
+  for (size_t k = 0; k < count;) {
+    size_t j = k;
+    while (fusable[k] && j + 1 < count && fusable[j + 1] && ops[j + 1].n == ops[k].n)
+      ++j;
+    if (j > k) groups.push_back({k, j});
+    k = j + 1;
+  }
+  if (groups.empty()) return;
+  auto isOutput = [&](int slot) {
+    return std::find(output_slots.begin(), output_slots.end(), slot) != output_slots.end();
+  };
+  // Constants that repeat with period kChunk are kept as their first chunk when every step of
+  // the plan is in the one fused run (then nothing else reads them).
+  std::vector<bool> periodic(slot_info.size(), false);
+  if (groups.size() == 1 && groups[0].first == 0 && groups[0].last + 1 == count) {
+    auto n = static_cast<size_t>(ops[0].n);
+    for (const ConstantInit& c : constants) {
+      SlotInfo& info = slot_info[static_cast<size_t>(c.slot)];
+      size_t elem = info.bytes / n, keep = static_cast<size_t>(kChunk) * elem;
+      if (elem == 0 || info.bytes != elem * n || isOutput(c.slot) ||
+          periodic[static_cast<size_t>(c.slot)])
+        continue;
+      if (std::memcmp(c.data, c.data + keep, info.bytes - keep) != 0) continue;
+      periodic[static_cast<size_t>(c.slot)] = true;
+    }
+  }
+  std::vector<std::unique_ptr<Step>> fused_steps;
+  std::vector<size_t> new_index(count + 1);
+  std::vector<size_t> scratch_slots;  // temporaries moved to scratch (their arena bytes go)
+  size_t g = 0;
+  for (size_t k = 0; k < count;) {
+    if (g == groups.size() || k < groups[g].first) {
+      new_index[k] = fused_steps.size();
+      fused_steps.push_back(std::move(steps[k]));
+      ++k;
+      continue;
+    }
+    const Group& grp = groups[g++];
+    auto n = static_cast<size_t>(ops[grp.first].n);
+    // A temporary written in the run and read by nothing after it lives in scratch; scratch
+    // buffers are reused once their occupant's last reader in the run has run.
+    auto internal = [&](int slot) {
+      const SlotInfo& info = slot_info[static_cast<size_t>(slot)];
+      return info.kind == SlotKind::kTemp && info.first_step >= static_cast<int64_t>(grp.first) &&
+             info.last_step <= static_cast<int64_t>(grp.last) && !isOutput(slot);
+    };
+    size_t max_elem = 0;
+    std::vector<int64_t> last_read(slot_info.size(), -1);
+    for (size_t k2 = grp.first; k2 <= grp.last; ++k2) {
+      const ElementwiseOp& d = ops[k2];
+      for (int o = 0; o < d.operands; ++o)
+        last_read[static_cast<size_t>(d.in[o])] = static_cast<int64_t>(k2);
+      if (internal(d.out))
+        max_elem = std::max(max_elem, slot_info[static_cast<size_t>(d.out)].bytes / n);
+    }
+    size_t buffer_bytes = alignTo64(static_cast<size_t>(kChunk) * max_elem);
+    std::vector<int64_t> busy_until;  // per scratch buffer
+    std::vector<size_t> scratch_of(slot_info.size(), SIZE_MAX);
+    std::vector<FusedStep::Op> fused;
+    for (size_t k2 = grp.first; k2 <= grp.last; ++k2) {
+      FusedStep::Op op;
+      op.desc = ops[k2];
+      for (int o = 0; o < op.desc.operands; ++o) {
+        auto slot = static_cast<size_t>(op.desc.in[o]);
+        FusedStep::Ref& r = op.in[o];
+        r.slot = op.desc.in[o];
+        if (scratch_of[slot] != SIZE_MAX) {
+          r.mode = FusedStep::Ref::Mode::kScratch;
+          r.bytes = scratch_of[slot];
+        } else if (op.desc.stride[o] == 0 || periodic[slot]) {
+          r.mode = FusedStep::Ref::Mode::kFixed;
+        } else {
+          r.bytes = slot_info[slot].bytes / n;
+        }
+      }
+      auto out = static_cast<size_t>(op.desc.out);
+      op.out.slot = op.desc.out;
+      if (internal(op.desc.out)) {
+        size_t b = 0;
+        while (b < busy_until.size() && busy_until[b] >= static_cast<int64_t>(k2))
+          ++b;
+        if (b == busy_until.size()) busy_until.push_back(0);
+        busy_until[b] = std::max(last_read[out], static_cast<int64_t>(k2));
+        scratch_of[out] = b * buffer_bytes;
+        op.out.mode = FusedStep::Ref::Mode::kScratch;
+        op.out.bytes = scratch_of[out];
+        scratch_slots.push_back(out);
+      } else {
+        op.out.bytes = slot_info[out].bytes / n;
+      }
+      fused.push_back(op);
+    }
+    for (size_t k2 = grp.first; k2 <= grp.last; ++k2)
+      new_index[k2] = fused_steps.size();
+    fused_steps.push_back(std::make_unique<FusedStep>(std::move(fused), static_cast<int64_t>(n),
+                                                      busy_until.size() * buffer_bytes));
+    k = grp.last + 1;
+  }
+  new_index[count] = fused_steps.size();
+  // Live ranges in the new step numbering: a slot used anywhere in a fused run is live through
+  // the whole run (its chunks interleave).
+  for (SlotInfo& info : slot_info) {
+    if (info.first_step >= 0 && info.first_step <= static_cast<int64_t>(count))
+      info.first_step = static_cast<int64_t>(new_index[static_cast<size_t>(info.first_step)]);
+    if (info.last_step >= 0 && info.last_step < static_cast<int64_t>(count))
+      info.last_step = static_cast<int64_t>(new_index[static_cast<size_t>(info.last_step)]);
+  }
+  for (size_t slot : scratch_slots)
+    slot_info[slot].bytes = 0;
+  for (size_t slot = 0; slot < periodic.size(); ++slot) {
+    if (periodic[slot])
+      slot_info[slot].bytes =
+          static_cast<size_t>(kChunk) * (slot_info[slot].bytes / static_cast<size_t>(ops[0].n));
+  }
+  steps = std::move(fused_steps);
 }
 
 }  // namespace tacit::hlo::detail

@@ -31,9 +31,28 @@ struct Where {
   [[noreturn]] void fail(const std::string& message, const std::string& hint = {}) const;
 };
 
+// An elementwise step (unary, binary, compare, convert, select, clamp) as the fusion pass sees it
+// (PlanImpl::fuseElementwise): a kernel applied to n elements, operands either advancing with
+// the element index (stride 1) or broadcast scalars (stride 0).
+struct ElementwiseOp {
+  enum class Kind : uint8_t { kUnary, kBinary, kSelect, kClamp };
+  Kind kind = Kind::kUnary;
+  void (*unary)(const void*, void*, int64_t) = nullptr;
+  void (*binary)(const void*, const void*, void*, int64_t) = nullptr;
+  void (*select)(const uint8_t*, int64_t, const void*, const void*, void*, int64_t) = nullptr;
+  void (*clamp)(const void*, int64_t, const void*, const void*, int64_t, void*, int64_t) = nullptr;
+  int operands = 0;
+  int in[3] = {-1, -1, -1};
+  int64_t stride[3] = {1, 1, 1};
+  int out = -1;
+  int64_t n = 0;
+};
+
 class Step {
  public:
   virtual ~Step() = default;
+  // Elementwise steps describe themselves for fusion (false: not elementwise).
+  virtual bool elementwise(ElementwiseOp*) const { return false; }
   // Allocates workspace; called once when the plan is finalized for running (never by
   // checkEvaluable).
   virtual void allocate() {}
@@ -77,6 +96,9 @@ class PlanImpl {
   void run(const void* const* inputs, size_t input_count, void* const* outputs,
            size_t output_count);
   size_t workspaceBytes() const;
+  // Replaces each run of at least two consecutive elementwise steps over the same n elements by
+  // one step that runs them chunk by chunk (evaluator_elementwise.cc); called by finalize().
+  void fuseElementwise();
 
   std::vector<Shape> parameter_shapes, input_shapes, output_shapes;
   Shape result_shape;
