@@ -229,10 +229,29 @@ void PlanImpl::finalize() {
   for (int s : output_slots)
     touch(s, kKeepAlive);
   fuseElementwise();
+  // An output is written in place when it is a temporary that no other output shares. Its own
+  // buffer is needed only by a run that cannot write in place (an output overlapping an input):
+  // it takes no arena space and is allocated by the first such run (ensureOutputHomes).
+  output_direct_.assign(output_slots.size(), false);
+  std::vector<size_t> lazy_bytes;
+  for (size_t i = 0; i < output_slots.size(); ++i) {
+    int s = output_slots[i];
+    output_direct_[i] = slot_info[static_cast<size_t>(s)].kind == SlotKind::kTemp &&
+                        std::count(output_slots.begin(), output_slots.end(), s) == 1;
+    if (!output_direct_[i]) continue;
+    lazy_outputs_.push_back(s);
+    lazy_bytes.push_back(slot_info[static_cast<size_t>(s)].bytes);
+    slot_info[static_cast<size_t>(s)].bytes = 0;
+  }
   arena_ = AlignedBytes(layoutArena(slot_info));
   home_.assign(slot_info.size(), nullptr);
   for (size_t i = 0; i < slot_info.size(); ++i) {
     if (slot_info[i].kind != SlotKind::kInput) home_[i] = arena_.data() + slot_info[i].offset;
+  }
+  for (size_t k = 0; k < lazy_outputs_.size(); ++k) {
+    auto s = static_cast<size_t>(lazy_outputs_[k]);
+    slot_info[s].bytes = lazy_bytes[k];
+    home_[s] = nullptr;
   }
   slots_ = home_;
   for (const ConstantInit& c : constants) {
@@ -243,17 +262,26 @@ void PlanImpl::finalize() {
   owned_constants.clear();
   for (auto& step : steps)
     step->allocate();
-  // An output is written in place when it is a temporary that no other output shares.
-  output_direct_.assign(output_slots.size(), false);
-  for (size_t i = 0; i < output_slots.size(); ++i) {
-    int s = output_slots[i];
-    output_direct_[i] = slot_info[static_cast<size_t>(s)].kind == SlotKind::kTemp &&
-                        std::count(output_slots.begin(), output_slots.end(), s) == 1;
+}
+
+void PlanImpl::ensureOutputHomes() {
+  if (lazy_outputs_.empty() || output_homes_.size() > 0) return;
+  size_t total = 0;
+  for (int s : lazy_outputs_)
+    total += alignUp(slot_info[static_cast<size_t>(s)].bytes);
+  output_homes_ = AlignedBytes(total);
+  size_t offset = 0;
+  for (int s : lazy_outputs_) {
+    home_[static_cast<size_t>(s)] = output_homes_.data() + offset;
+    // (an output already pointed at the caller's buffer by this run stays there)
+    if (slots_[static_cast<size_t>(s)] == nullptr)
+      slots_[static_cast<size_t>(s)] = home_[static_cast<size_t>(s)];
+    offset += alignUp(slot_info[static_cast<size_t>(s)].bytes);
   }
 }
 
 size_t PlanImpl::workspaceBytes() const {
-  size_t n = arena_.size();
+  size_t n = arena_.size() + output_homes_.size();
   for (const auto& step : steps)
     n += step->workspaceBytes();
   for (const auto& sub : sub_plans)
@@ -294,6 +322,8 @@ void PlanImpl::run(const void* const* inputs, size_t input_count, void* const* o
   for (size_t o = 0; o < output_count; ++o) {
     if (direct && output_direct_[o] && outputs[o] != nullptr) {
       slots_[static_cast<size_t>(output_slots[o])] = static_cast<uint8_t*>(outputs[o]);
+    } else if (output_direct_[o]) {
+      ensureOutputHomes();
     }
   }
   uint8_t* const* table = slots_.data();

@@ -118,6 +118,11 @@ class PlanImpl {
   std::vector<uint8_t*> home_;       // each slot's own buffer (arena address; null for inputs)
   std::vector<bool> output_direct_;  // output i may be written in place
   AlignedBytes arena_;
+  // Outputs written in place have no arena space; a run that cannot write one in place gives
+  // them their own buffers (once).
+  void ensureOutputHomes();
+  std::vector<int> lazy_outputs_;
+  AlignedBytes output_homes_;
 };
 
 // Compiles instructions of one computation (and inlined callees) into a PlanImpl.
