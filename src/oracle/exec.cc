@@ -202,8 +202,14 @@ bool Executor::batchPlan(const Entry& e, BatchPlan& batch, int size) {
     for (size_t i = 0; i < outs.size(); ++i) {
       if (outs[i].byteSize() != b * e.accesses[p.writes[i]].bytes) return false;
     }
-    batch.modules.push_back(std::move(m));
+    batch.modules[size] = std::move(m);
     batch.plans[size] = std::move(plan);
+    for (int smaller = 2; smaller < size; ++smaller) {
+      if (batch.plans[smaller] && !batch.used[smaller]) {
+        batch.plans[smaller].reset();
+        batch.modules[smaller].reset();
+      }
+    }
     return true;
   } catch (const DiagnosticError&) {
     return false;
@@ -409,7 +415,8 @@ void Executor::enqueue(Entry& e, State& state) {
   BatchPlan& b = *e.batch;
   const PhasePlan& p = e.phases[0];
   queue_entry_ = &e;
-  if (queued_ == b.capacity) growBatch(e, 2 * b.capacity);  // buffers grow with the batches used
+  // The buffers grow with the batches used, to the next plan size (sgemm's 24 hold 24 items).
+  if (queued_ == b.capacity) growBatch(e, BatchPlan::sizeFor(b.capacity + 1));
   auto i = static_cast<size_t>(queued_);
   for (size_t r = 0; r < p.reads.size(); ++r) {
     const AccessPlan& a = e.accesses[p.reads[r]];
@@ -463,6 +470,7 @@ void Executor::flush(State& state) {
       fail("oracle: internal error: no batched plan for " + std::to_string(size) + " executions");
     }
     plan = b.plans[size].get();
+    b.used[size] = true;
   }
   for (size_t r = 0; r < b.in.size(); ++r)
     b.in_ptrs[r] = b.in[r].data();

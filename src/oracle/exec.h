@@ -51,15 +51,19 @@ struct PhasePlan {
 // size on first use). Every element is computed by the same per-element functions as in the
 // unbatched plan, so results are bit-identical.
 struct BatchPlan {
-  static constexpr int kMax = 32;                        // executions per batch
-  static constexpr int64_t kMaxItemBytes = 1024;         // bytes read + written per execution
-  std::vector<std::unique_ptr<hlo::HloModule>> modules;  // per batch size, kept for the plans
+  static constexpr int kMax = 32;                 // executions per batch
+  static constexpr int64_t kMaxItemBytes = 1024;  // bytes read + written per execution
   // Plans per batch size: 2, 4 and multiples of 8 up to kMax (sizeFor), so that a batch runs
-  // at most 7 idle items (sgemm's batches of 24 are exact).
+  // at most 7 idle items (sgemm's batches of 24 are exact), with their modules. A plan never run
+  // is dropped when a larger one is compiled (the size-2 plan compiled to check the entry, when
+  // every batch is larger); it is compiled again if a batch of its size comes.
+  std::unique_ptr<hlo::HloModule> modules[kMax + 1];
   std::unique_ptr<hlo::EvalPlan> plans[kMax + 1];
+  bool used[kMax + 1] = {};
   static int sizeFor(int n);               // the plan size for n >= 2 queued items
   std::vector<hlo::AlignedBytes> in, out;  // `capacity` items per read / write
-  int capacity = 0;  // a power of two, at most kMax (>= sizeFor(n) for n <= capacity)
+  int capacity = 0;  // a plan size (sizeFor(capacity) == capacity), so sizeFor(n) <= capacity
+                     // for every n <= capacity
   std::vector<const void*> in_ptrs;
   std::vector<void*> out_ptrs;
   std::vector<uint8_t*> dst;  // per queued item and write: where the result goes
