@@ -538,6 +538,50 @@ TEST(Machine, BatchedExecutionHonoursEveryDependency) {
   runBoth(isa, p, nullptr);
 }
 
+// Batches of 24, then 2 (its plan, compiled up front to check the entry and dropped unused when
+// the plan for 24 was compiled, is compiled again), then 5, then 24 again.
+TEST(Machine, BatchSizesComingAndGoingGiveOneAtATimeResults) {
+  taidl::Isa isa = taidl::loadIsaFile(tacit::testing::sourceDir() + "/isa/amx.taidl", {});
+  Program p = parseProgram(isa, R"(kernel sizes hbm=4096 {
+  input a @0 : f32[2,16];
+  output out @1024 : f32[24,16];
+  mm512_load(dst=0, addr=0);
+  mm512_load(dst=1, addr=64);
+  loop r in [8, 32) {
+    mm512_fmadd(dst=r, src1=0, src2=1);
+  }
+  loop r in [8, 10) {
+    mm512_fmadd(dst=r, src1=r, src2=1);
+  }
+  mm512_store(addr=128, src=8);
+  loop r in [8, 13) {
+    mm512_fmadd(dst=r, src1=r, src2=0);
+  }
+  mm512_store(addr=192, src=9);
+  loop r in [8, 32) {
+    mm512_fmadd(dst=r, src1=r, src2=r);
+  }
+  loop r in [8, 32) {
+    mm512_store(addr=1024 + 64*(r - 8), src=r);
+  }
+})",
+                           "sizes.tasm");
+  runBoth(isa, p, nullptr);
+  // The same machine again (plans kept across runs).
+  std::map<std::string, Literal> inputs{{"a", hlo::randomLiteral(p.tensors[0].shape, 3)}};
+  RunOptions single;
+  single.batch = false;
+  Machine m(isa);
+  auto first = m.run(p, inputs);
+  auto second = m.run(p, inputs);
+  auto expected = run(isa, p, inputs, single);
+  for (const auto* got : {&first, &second}) {
+    const Literal& x = got->at("out");
+    const Literal& y = expected.at("out");
+    EXPECT_EQ(std::memcmp(x.bytes(), y.bytes(), y.byteCount()), 0);
+  }
+}
+
 TEST(Machine, BatchedExecutionMatchesOneAtATimeOnTheShippedAmxKernels) {
   taidl::Isa isa = taidl::loadIsaFile(tacit::testing::sourceDir() + "/isa/amx.taidl", {});
   for (const char* name : {"sgemm_avx_16", "cnn_inference_amx_4", "rnn_inference_amx_4"}) {
