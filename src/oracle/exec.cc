@@ -234,29 +234,46 @@ void Executor::prepareBatch(Entry& e) {
   // The smallest batch is compiled now (and must fit); larger ones when first needed (every batch
   // size has the same instructions, only a longer leading dimension).
   if (!batchPlan(e, *batch, 2)) return;
+  for (uint32_t r : p.reads)
+    batch->in_bytes.push_back(e.accesses[r].bytes);
+  for (uint32_t w : p.writes)
+    batch->out_bytes.push_back(e.accesses[w].bytes);
   batch->in.resize(p.reads.size());
   batch->out.resize(p.writes.size());
-  batch->in_ptrs.resize(batch->in.size());
-  batch->out_ptrs.resize(batch->out.size());
+  batch->in_ptrs.resize(p.reads.size());
+  batch->out_ptrs.resize(p.writes.size());
   batch->dst.resize(static_cast<size_t>(BatchPlan::kMax) * p.writes.size());
+  batch->capacity = 2;
   e.batch = std::move(batch);
-  growBatch(e, 2);
 }
 
-void Executor::growBatch(Entry& e, int capacity) {
-  BatchPlan& b = *e.batch;
-  const PhasePlan& p = e.phases[0];
-  auto grow = [&](hlo::AlignedBytes& buf, int64_t item) {
-    hlo::AlignedBytes bigger(static_cast<size_t>(capacity * item));
-    // Items past the queued ones are computed too (a batch plan takes 2^k): zeros, not garbage.
-    std::memset(bigger.data(), 0, bigger.size());
-    if (buf.size() > 0) std::memcpy(bigger.data(), buf.data(), buf.size());
-    buf = std::move(bigger);
-  };
-  for (size_t r = 0; r < p.reads.size(); ++r)
-    grow(b.in[r], e.accesses[p.reads[r]].bytes);
-  for (size_t w = 0; w < p.writes.size(); ++w)
-    grow(b.out[w], e.accesses[p.writes[w]].bytes);
+void Executor::place(BatchPlan& b, int capacity, int keep) {
+  auto cap = static_cast<size_t>(capacity);
+  size_t need = 0;
+  for (int64_t bytes : b.in_bytes)
+    need += (cap * static_cast<size_t>(bytes) + 63) / 64 * 64;
+  for (int64_t bytes : b.out_bytes)
+    need += (cap * static_cast<size_t>(bytes) + 63) / 64 * 64;
+  // Queued items are copied to their new places (fresh memory: the layout moves).
+  hlo::AlignedBytes fresh;
+  if (keep > 0 || queue_mem_.size() < need) {
+    fresh = hlo::AlignedBytes(std::max(need, queue_mem_.size()));
+    std::memset(fresh.data(), 0, fresh.size());
+  }
+  uint8_t* at = fresh.size() > 0 ? fresh.data() : queue_mem_.data();
+  for (size_t r = 0; r < b.in.size(); ++r) {
+    auto bytes = static_cast<size_t>(b.in_bytes[r]);
+    if (keep > 0) std::memcpy(at, b.in[r], static_cast<size_t>(keep) * bytes);
+    b.in[r] = at;
+    b.in_ptrs[r] = at;
+    at += (cap * bytes + 63) / 64 * 64;
+  }
+  for (size_t w = 0; w < b.out.size(); ++w) {
+    b.out[w] = at;
+    b.out_ptrs[w] = at;
+    at += (cap * static_cast<size_t>(b.out_bytes[w]) + 63) / 64 * 64;
+  }
+  if (fresh.size() > 0) queue_mem_ = std::move(fresh);
   b.capacity = capacity;
 }
 
@@ -328,10 +345,8 @@ size_t Executor::planBytes() const {
     if (!e->batch) continue;
     for (const auto& plan : e->batch->plans)
       n += plan ? plan->workspaceBytes() : 0;
-    sum(e->batch->in);
-    sum(e->batch->out);
   }
-  return n;
+  return n + queue_mem_.size();
 }
 
 Entry& Executor::entry(int32_t instruction, const taidl::SpecKey& key,
@@ -415,13 +430,16 @@ void Executor::enqueue(Entry& e, State& state) {
   BatchPlan& b = *e.batch;
   const PhasePlan& p = e.phases[0];
   queue_entry_ = &e;
-  // The buffers grow with the batches used, to the next plan size (sgemm's 24 hold 24 items).
-  if (queued_ == b.capacity) growBatch(e, BatchPlan::sizeFor(b.capacity + 1));
+  // The staging grows with the batches used, to the next plan size (sgemm's 24 hold 24 items).
+  if (queued_ == 0)
+    place(b, b.capacity, 0);
+  else if (queued_ == b.capacity)
+    place(b, BatchPlan::sizeFor(b.capacity + 1), queued_);
   auto i = static_cast<size_t>(queued_);
   for (size_t r = 0; r < p.reads.size(); ++r) {
     const AccessPlan& a = e.accesses[p.reads[r]];
     const uint8_t* mem = state.buffers[static_cast<size_t>(a.buffer)].data() + offsets_[p.reads[r]];
-    copyBytes(b.in[r].data() + i * static_cast<size_t>(a.bytes), mem, static_cast<size_t>(a.bytes));
+    copyBytes(b.in[r] + i * static_cast<size_t>(a.bytes), mem, static_cast<size_t>(a.bytes));
   }
   if (dirty_.size() != state.buffers.size()) {
     dirty_.resize(state.buffers.size());
@@ -471,16 +489,17 @@ void Executor::flush(State& state) {
     }
     plan = b.plans[size].get();
     b.used[size] = true;
+    // The idle items are computed too: zeros (the staging may hold another entry's items).
+    for (size_t r = 0; r < b.in.size(); ++r) {
+      auto bytes = static_cast<size_t>(b.in_bytes[r]);
+      std::memset(b.in[r] + n * bytes, 0, (static_cast<size_t>(size) - n) * bytes);
+    }
   }
-  for (size_t r = 0; r < b.in.size(); ++r)
-    b.in_ptrs[r] = b.in[r].data();
-  for (size_t w = 0; w < b.out.size(); ++w)
-    b.out_ptrs[w] = b.out[w].data();
   plan->run(b.in_ptrs, b.out_ptrs);
   for (size_t i = 0; i < n; ++i) {
     for (size_t w = 0; w < p.writes.size(); ++w) {
       auto bytes = static_cast<size_t>(e.accesses[p.writes[w]].bytes);
-      copyBytes(b.dst[i * p.writes.size() + w], b.out[w].data() + i * bytes, bytes);
+      copyBytes(b.dst[i * p.writes.size() + w], b.out[w] + i * bytes, bytes);
     }
   }
 }

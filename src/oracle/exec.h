@@ -60,10 +60,13 @@ struct BatchPlan {
   std::unique_ptr<hlo::HloModule> modules[kMax + 1];
   std::unique_ptr<hlo::EvalPlan> plans[kMax + 1];
   bool used[kMax + 1] = {};
-  static int sizeFor(int n);               // the plan size for n >= 2 queued items
-  std::vector<hlo::AlignedBytes> in, out;  // `capacity` items per read / write
+  static int sizeFor(int n);  // the plan size for n >= 2 queued items
+  // Staging: `capacity` items per read and write, in the executor's queue memory (one entry is
+  // queued at a time, so all entries share it); placed when a batch starts (Executor::place).
   int capacity = 0;  // a plan size (sizeFor(capacity) == capacity), so sizeFor(n) <= capacity
                      // for every n <= capacity
+  std::vector<int64_t> in_bytes, out_bytes;  // per item, of each read / write
+  std::vector<uint8_t*> in, out;             // the staging of each read / write
   std::vector<const void*> in_ptrs;
   std::vector<void*> out_ptrs;
   std::vector<uint8_t*> dst;  // per queued item and write: where the result goes
@@ -147,7 +150,9 @@ class Executor {
   void runNow(Entry& e, State& state);
   void prepareBatch(Entry& e);
   bool batchPlan(const Entry& e, BatchPlan& batch, int size);  // compiles plans[size]
-  void growBatch(Entry& e, int capacity);                      // batch buffers for `capacity` items
+  // Points the batch's staging into queue_mem_ for `capacity` items, keeping the first `keep`
+  // items of its reads.
+  void place(BatchPlan& b, int capacity, int keep);
   bool conflicts(const Entry& e) const;
   void enqueue(Entry& e, State& state);
 
@@ -156,6 +161,7 @@ class Executor {
   // The queue: `queued_` executions of `queue_entry_`; dirty_[b] marks the 64-byte blocks of
   // buffer b written by them (dirty_words_ lists the words to clear).
   std::vector<int64_t> offsets_;
+  hlo::AlignedBytes queue_mem_;  // the queued entry's batch staging
   Entry* queue_entry_ = nullptr;
   int queued_ = 0;
   std::vector<std::vector<uint64_t>> dirty_;
