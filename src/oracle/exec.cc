@@ -234,10 +234,16 @@ void Executor::prepareBatch(Entry& e) {
   // The smallest batch is compiled now (and must fit); larger ones when first needed (every batch
   // size has the same instructions, only a longer leading dimension).
   if (!batchPlan(e, *batch, 2)) return;
-  for (uint32_t r : p.reads)
+  for (uint32_t r : p.reads) {
     batch->in_bytes.push_back(e.accesses[r].bytes);
-  for (uint32_t w : p.writes)
+    batch->in_access.push_back(r);
+    batch->in_buffer.push_back(e.accesses[r].buffer);
+  }
+  for (uint32_t w : p.writes) {
     batch->out_bytes.push_back(e.accesses[w].bytes);
+    batch->out_access.push_back(w);
+    batch->out_buffer.push_back(e.accesses[w].buffer);
+  }
   batch->in.resize(p.reads.size());
   batch->out.resize(p.writes.size());
   batch->in_ptrs.resize(p.reads.size());
@@ -326,6 +332,9 @@ std::unique_ptr<Entry> Executor::build(int32_t instruction, const taidl::SpecKey
     for (int32_t s : from)
       e->flows.push_back({s, a.buffer, a.bytes});
   }
+  for (size_t i = 0; i < e->accesses.size(); ++i)
+    e->touches.push_back(
+        {e->accesses[i].buffer, e->spec->accesses[i].write, e->accesses[i].span_bytes});
   return e;
 }
 
@@ -390,11 +399,11 @@ void Executor::execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> 
 }
 
 void Executor::executePlaced(Entry& e, State& state) {
-  for (size_t i = 0; i < e.accesses.size(); ++i) {
-    const AccessPlan& a = e.accesses[i];
-    if (e.spec->accesses[i].write && a.span_bytes > 0) {
-      state.buffers[static_cast<size_t>(a.buffer)].wrote(
-          static_cast<size_t>(offsets_[i]), static_cast<size_t>(offsets_[i] + a.span_bytes));
+  for (size_t i = 0; i < e.touches.size(); ++i) {
+    const Entry::Touch& t = e.touches[i];
+    if (t.write && t.span_bytes > 0) {
+      state.buffers[static_cast<size_t>(t.buffer)].wrote(
+          static_cast<size_t>(offsets_[i]), static_cast<size_t>(offsets_[i] + t.span_bytes));
     }
   }
   if (batching_ && !e.batch_checked) prepareBatch(e);
@@ -411,16 +420,15 @@ void Executor::executePlaced(Entry& e, State& state) {
 
 // True if an access of `e` touches a block written by a queued execution.
 bool Executor::conflicts(const Entry& e) const {
-  for (size_t i = 0; i < e.accesses.size(); ++i) {
-    const AccessPlan& a = e.accesses[i];
-    const std::vector<uint64_t>& map = dirty_[static_cast<size_t>(a.buffer)];
-    if (map.empty() || a.span_bytes == 0) continue;
+  for (size_t i = 0; i < e.touches.size(); ++i) {
+    const Entry::Touch& t = e.touches[i];
+    const Dirty& d = dirty_[static_cast<size_t>(t.buffer)];
     int64_t lo = offsets_[i];
-    const auto& [wlo, whi] = dirty_span_[static_cast<size_t>(a.buffer)];
-    if (lo + a.span_bytes <= wlo || lo >= whi) continue;  // outside every queued write
-    int64_t last = (lo + a.span_bytes - 1) / kDirtyBlock;
+    // Outside every queued write (nothing queued for the buffer: lo = INT64_MAX), or empty.
+    if (lo + t.span_bytes <= d.lo || lo >= d.hi || t.span_bytes == 0) continue;
+    int64_t last = (lo + t.span_bytes - 1) / kDirtyBlock;
     for (int64_t blk = lo / kDirtyBlock; blk <= last; ++blk) {
-      if (map[static_cast<size_t>(blk >> 6)] >> (blk & 63) & 1) return true;
+      if (d.map[static_cast<size_t>(blk >> 6)] >> (blk & 63) & 1) return true;
     }
   }
   return false;
@@ -428,7 +436,6 @@ bool Executor::conflicts(const Entry& e) const {
 
 void Executor::enqueue(Entry& e, State& state) {
   BatchPlan& b = *e.batch;
-  const PhasePlan& p = e.phases[0];
   queue_entry_ = &e;
   // The staging grows with the batches used, to the next plan size (sgemm's 24 hold 24 items).
   if (queued_ == 0)
@@ -436,32 +443,29 @@ void Executor::enqueue(Entry& e, State& state) {
   else if (queued_ == b.capacity)
     place(b, BatchPlan::sizeFor(b.capacity + 1), queued_);
   auto i = static_cast<size_t>(queued_);
-  for (size_t r = 0; r < p.reads.size(); ++r) {
-    const AccessPlan& a = e.accesses[p.reads[r]];
-    const uint8_t* mem = state.buffers[static_cast<size_t>(a.buffer)].data() + offsets_[p.reads[r]];
-    copyBytes(b.in[r] + i * static_cast<size_t>(a.bytes), mem, static_cast<size_t>(a.bytes));
+  for (size_t r = 0; r < b.in.size(); ++r) {
+    auto bytes = static_cast<size_t>(b.in_bytes[r]);
+    const uint8_t* mem =
+        state.buffers[static_cast<size_t>(b.in_buffer[r])].data() + offsets_[b.in_access[r]];
+    copyBytes(b.in[r] + i * bytes, mem, bytes);
   }
-  if (dirty_.size() != state.buffers.size()) {
-    dirty_.resize(state.buffers.size());
-    dirty_span_.assign(state.buffers.size(), {INT64_MAX, INT64_MIN});
-  }
-  for (size_t w = 0; w < p.writes.size(); ++w) {
-    const AccessPlan& a = e.accesses[p.writes[w]];
-    auto buf = static_cast<size_t>(a.buffer);
-    int64_t lo = offsets_[p.writes[w]];
-    b.dst[i * p.writes.size() + w] = state.buffers[buf].data() + lo;
-    auto& [wlo, whi] = dirty_span_[buf];
-    wlo = std::min(wlo, lo);
-    whi = std::max(whi, lo + a.bytes);
-    std::vector<uint64_t>& map = dirty_[buf];
-    if (map.empty()) {
+  if (dirty_.size() != state.buffers.size()) dirty_.resize(state.buffers.size());
+  size_t nw = b.out.size();
+  for (size_t w = 0; w < nw; ++w) {
+    auto buf = static_cast<size_t>(b.out_buffer[w]);
+    int64_t lo = offsets_[b.out_access[w]], hi = lo + b.out_bytes[w];
+    b.dst[i * nw + w] = state.buffers[buf].data() + lo;
+    Dirty& d = dirty_[buf];
+    d.lo = std::min(d.lo, lo);
+    d.hi = std::max(d.hi, hi);
+    if (d.map.empty()) {
       size_t blocks = (state.buffers[buf].size() + kDirtyBlock - 1) / kDirtyBlock;
-      map.assign((blocks + 63) / 64 + 1, 0);
+      d.map.assign((blocks + 63) / 64 + 1, 0);
     }
-    for (int64_t blk = lo / kDirtyBlock; blk <= (lo + a.bytes - 1) / kDirtyBlock; ++blk) {
+    for (int64_t blk = lo / kDirtyBlock; blk <= (hi - 1) / kDirtyBlock; ++blk) {
       auto word = static_cast<size_t>(blk >> 6);
-      if (map[word] == 0) dirty_words_.emplace_back(a.buffer, word);
-      map[word] |= uint64_t{1} << (blk & 63);
+      if (d.map[word] == 0) dirty_words_.emplace_back(b.out_buffer[w], word);
+      d.map[word] |= uint64_t{1} << (blk & 63);
     }
   }
   if (++queued_ == BatchPlan::kMax) flush(state);
@@ -477,8 +481,10 @@ void Executor::flush(State& state) {
   queued_ = 0;
   queue_entry_ = nullptr;
   for (const auto& [buf, word] : dirty_words_) {
-    dirty_[static_cast<size_t>(buf)][word] = 0;
-    dirty_span_[static_cast<size_t>(buf)] = {INT64_MAX, INT64_MIN};
+    Dirty& d = dirty_[static_cast<size_t>(buf)];
+    d.map[word] = 0;
+    d.lo = INT64_MAX;
+    d.hi = INT64_MIN;
   }
   dirty_words_.clear();
   hlo::EvalPlan* plan = p.plan.get();
@@ -508,7 +514,6 @@ void Executor::discard() {
   queued_ = 0;
   queue_entry_ = nullptr;
   dirty_.clear();  // the buffers may change size (HBM)
-  dirty_span_.clear();
   dirty_words_.clear();
 }
 

@@ -66,7 +66,9 @@ struct BatchPlan {
   int capacity = 0;  // a plan size (sizeFor(capacity) == capacity), so sizeFor(n) <= capacity
                      // for every n <= capacity
   std::vector<int64_t> in_bytes, out_bytes;  // per item, of each read / write
-  std::vector<uint8_t*> in, out;             // the staging of each read / write
+  std::vector<uint32_t> in_access, out_access;
+  std::vector<int32_t> in_buffer, out_buffer;
+  std::vector<uint8_t*> in, out;  // the staging of each read / write
   std::vector<const void*> in_ptrs;
   std::vector<void*> out_ptrs;
   std::vector<uint8_t*> dst;  // per queued item and write: where the result goes
@@ -78,6 +80,13 @@ struct Entry {
   std::unique_ptr<BatchPlan> batch;  // null: executed one at a time
   std::unique_ptr<taidl::Specialization> spec;
   std::vector<AccessPlan> accesses;
+  // Per access, what the dispatch reads (compact: one cache line for a few accesses).
+  struct Touch {
+    int32_t buffer = -1;
+    bool write = false;
+    int64_t span_bytes = 0;
+  };
+  std::vector<Touch> touches;
   std::vector<PhasePlan> phases;
   struct Flow {
     int32_t src = -1;  // -1: nothing read
@@ -164,9 +173,12 @@ class Executor {
   hlo::AlignedBytes queue_mem_;  // the queued entry's batch staging
   Entry* queue_entry_ = nullptr;
   int queued_ = 0;
-  std::vector<std::vector<uint64_t>> dirty_;
+  struct Dirty {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;  // the span of the queued writes
+    std::vector<uint64_t> map;
+  };
+  std::vector<Dirty> dirty_;  // per buffer
   std::vector<std::pair<int32_t, size_t>> dirty_words_;
-  std::vector<std::pair<int64_t, int64_t>> dirty_span_;  // per buffer: [lo, hi) of queued writes
   std::unordered_map<CacheKey, std::unique_ptr<Entry>, CacheKeyHash> cache_;
 };
 
