@@ -1,6 +1,7 @@
 #include "oracle/machine.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <iostream>
 #include <unordered_map>
@@ -36,6 +37,11 @@ struct CompiledSite {
   std::vector<int64_t> base;          // per access
   std::vector<uint32_t> terms_begin;  // per access, + 1
   std::vector<Term> terms;
+  // The same for sites in at most kDense loops: per access, a coefficient per loop variable
+  // (zero-padded), so that an offset is computed without branches.
+  static constexpr size_t kDense = 4;
+  bool dense = false;
+  std::vector<std::array<int64_t, kDense>> coeff;
 };
 
 // A program statement prepared for execution: its walk options (the call site for
@@ -473,6 +479,12 @@ class Machine::Impl {
     for (const Affine::Term& t : offset.terms)
       c.terms.push_back({t.depth, t.coeff});
     c.terms_begin.push_back(static_cast<uint32_t>(c.terms.size()));
+    c.dense = s.loop_lo.size() <= CompiledSite::kDense;
+    std::array<int64_t, CompiledSite::kDense> dense{};
+    for (const Affine::Term& t : offset.terms) {
+      if (t.depth < CompiledSite::kDense) dense[t.depth] = t.coeff;
+    }
+    c.coeff.push_back(dense);
     return true;
   }
 
@@ -480,7 +492,16 @@ class Machine::Impl {
     const CompiledSite& c = *s.compiled;
     Entry& e = *c.entry;
     int64_t* off = exec_.offsets(c.base.size());
-    for (size_t i = 0; i < c.base.size(); ++i) {
+    if (c.dense) {
+      int64_t l[CompiledSite::kDense] = {};
+      for (size_t d = 0; d < loops.size() && d < CompiledSite::kDense; ++d)
+        l[d] = loops[d];
+      for (size_t i = 0; i < c.base.size(); ++i) {
+        const std::array<int64_t, CompiledSite::kDense>& k = c.coeff[i];
+        off[i] = c.base[i] + k[0] * l[0] + k[1] * l[1] + k[2] * l[2] + k[3] * l[3];
+      }
+    }
+    for (size_t i = 0; i < c.base.size() && !c.dense; ++i) {
       int64_t v = c.base[i];
       for (uint32_t t = c.terms_begin[i]; t < c.terms_begin[i + 1]; ++t)
         v += c.terms[t].coeff * loops[c.terms[t].depth];
