@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "common/paths.h"
 #include "hlo/parser.h"
 #include "support/source.h"
@@ -39,8 +42,14 @@ TEST(Selector, QkvAttentionFirstCandidateIsThePublishedNineInstructions) {
   EXPECT_EQ(got, std::multiset<std::string>(expected.begin(), expected.end())) << text;
 }
 
+// Intermediates stay on chip: one store to HBM per kernel result in the first candidate —
+// except where a round trip through HBM is the smaller program: an int8-saturated sum that feeds
+// another sum (add3, add4, mac_add) is stored by `mvout_acc` and added by an accumulating mvin
+// (Gemmini's accumulate bit), not by an identity matmul through the array; those kernels store
+// each such sum. (mm_add_mm still adds two saturated products on chip, through the array.)
 TEST(Selector, GemminiLibraryKernelsAndCompositionsAllHaveCandidates) {
   taidl::Isa isa = taidl::loadIsaFile(example("isa/gemmini.taidl"));
+  const std::map<std::string, size_t> round_trips = {{"add3", 1}, {"add4", 2}, {"mac_add", 1}};
   for (const char* k : {"add", "matmul", "mac", "add3", "add4", "mm_add_mm", "mac_add", "mm3",
                         "mm3_add_a", "mm3_add_d", "mm4_a", "mm4_d"}) {
     SCOPED_TRACE(k);
@@ -50,14 +59,15 @@ TEST(Selector, GemminiLibraryKernelsAndCompositionsAllHaveCandidates) {
     EXPECT_EQ(stats.stop, SaturationStop::kSaturated);
     auto first = sel.extractor({})->next();
     ASSERT_TRUE(first.has_value());
-    // Intermediates stay on chip: one store to HBM per kernel result.
     size_t stores = 0;
     for (const PiiNode& n : first->nodes) {
       if (n.kind != PiiKind::kCall) continue;
       for (int32_t v : n.outputs)
         stores += first->values[static_cast<size_t>(v)].buffer == 0;
     }
-    EXPECT_EQ(stores, 1u) << first->str(isa, sel.units());
+    auto rt = round_trips.find(k);
+    EXPECT_EQ(stores, 1u + (rt == round_trips.end() ? 0 : rt->second))
+        << first->str(isa, sel.units());
   }
 }
 
