@@ -100,6 +100,60 @@ class ViewOwners {
   size_t size_ = 0;
 };
 
+// Calls fn(position) for every byte position of `v`, in row-major order.
+template <typename Fn>
+void forEachPosition(const StridedView& v, Fn&& fn) {
+  std::vector<int64_t> index(v.dims.size(), 0);
+  int64_t count = v.byteCount();
+  int64_t at = v.offset;
+  for (int64_t i = 0; i < count; ++i) {
+    fn(at);
+    for (size_t k = v.dims.size(); k-- > 0;) {
+      at += v.dims[k].stride;
+      if (++index[k] < v.dims[k].extent) break;
+      at -= v.dims[k].stride * v.dims[k].extent;
+      index[k] = 0;
+    }
+  }
+}
+
+// Byte vectors that are views of one base: a vector holding every byte of the base once (a
+// permutation: a kernel result's HBM region in its physical layout) and smaller vectors whose
+// bytes are a contiguous run of it (a row of a tile of that result) are that run's `slice`.
+struct ByteViews {
+  std::vector<std::pair<ClassId, StridedView>> whole, parts;
+};
+
+constexpr int64_t kMaxPermutedBytes = 1 << 16;
+
+// Whether an operator other than data movement reads class c: only then may a part of its stored
+// bytes have to be read back (a value that is only stored never is).
+bool computedWith(const egraph::EGraph& g, const IrLanguage& ir, ClassId c) {
+  bool computed = false;
+  g.forEachParent(c, [&](NodeId n) {
+    auto op = ir.opcodeOf(g.node(n).op());
+    computed |= op && !isMovement(*op) && *op != HloOpcode::kConcatenate && *op != HloOpcode::kPad;
+  });
+  return computed;
+}
+
+// Whether units write class c to memory: it has a pii or overlay e-node, or is the concatenation of
+// such classes (a tiled result stored tile by tile).
+bool written(const egraph::EGraph& g, const IrLanguage& ir, ClassId c, int depth = 3) {
+  bool yes = false;
+  g.forEachNode(c, [&](NodeId n) {
+    if (yes) return;
+    egraph::ENode e = g.node(n);
+    if (e.op() == ir.piiOp() || e.op() == ir.overlayOp()) {
+      yes = true;
+    } else if (depth > 0 && ir.opcodeOf(e.op()) == HloOpcode::kConcatenate) {
+      yes = std::all_of(e.children().begin(), e.children().end(),
+                        [&](ClassId part) { return written(g, ir, part, depth - 1); });
+    }
+  });
+  return yes;
+}
+
 }  // namespace
 
 const hlo::Literal* literalOf(const egraph::EGraph& g, const IrLanguage& ir, ClassId c) {
@@ -121,6 +175,7 @@ PassStats runViewPass(egraph::EGraph& g, IrBuilder& b) {
     int64_t start, limit;
   };
   std::vector<SliceRequest> slices;
+  std::map<ClassId, ByteViews> byte_views;
   std::vector<ClassId> classes(g.classes().begin(), g.classes().end());
   for (ClassId c : classes) {
     const hlo::Shape& type = b.shape(c);
@@ -133,6 +188,49 @@ PassStats runViewPass(egraph::EGraph& g, IrBuilder& b) {
                             bv.view.isContiguous() && bv.view.byteCount() < b.shape(bv.base).dim(0);
       if (range_of_bytes)
         slices.push_back({c, bv.base, bv.view.offset, bv.view.offset + bv.view.byteCount()});
+      if (bv.base != c && isByteVector(type) && !isByteVector(b.shape(bv.base))) {
+        int64_t base_bytes = b.shape(bv.base).byteSize();
+        if (base_bytes > kMaxPermutedBytes) continue;
+        ByteViews& v = byte_views[bv.base];
+        (bv.view.byteCount() == base_bytes ? v.whole : v.parts).emplace_back(c, bv.view);
+      }
+    }
+  }
+  // A run of a permutation of the base's bytes (see ByteViews).
+  std::vector<int64_t> index_of;
+  for (const auto& entry : byte_views) {
+    const ClassId base = entry.first;  // a named copy: clang 14 cannot capture a structured binding
+    const ByteViews& v = entry.second;
+    if (v.whole.empty() || v.parts.empty() || !computedWith(g, b.ir(), base)) continue;
+    // A view of HBM bytes already (an input): its runs are slices of those.
+    const std::vector<BaseView>& of_base = index.views(base);
+    if (std::any_of(of_base.begin(), of_base.end(), [&](const BaseView& bv) {
+          return bv.base != base && bv.exact() && isByteVector(b.shape(bv.base));
+        }))
+      continue;
+    index_of.assign(static_cast<size_t>(b.shape(base).byteSize()), -1);
+    for (const auto& [whole, wv] : v.whole) {
+      if (!written(g, b.ir(), whole) || minPosition(wv) < 0 ||
+          maxPosition(wv) >= static_cast<int64_t>(index_of.size()))
+        continue;
+      std::fill(index_of.begin(), index_of.end(), -1);
+      bool permutation = true;
+      int64_t i = 0;
+      forEachPosition(wv, [&](int64_t p) {
+        int64_t& slot = index_of[static_cast<size_t>(p)];
+        permutation &= slot < 0;
+        slot = i++;
+      });
+      if (!permutation) continue;
+      for (const auto& [part, pv] : v.parts) {
+        if (g.same(part, whole) || minPosition(pv) < 0 ||
+            maxPosition(pv) >= static_cast<int64_t>(index_of.size()))
+          continue;
+        int64_t start = index_of[static_cast<size_t>(pv.offset)], next = start;
+        bool run = true;
+        forEachPosition(pv, [&](int64_t p) { run &= index_of[static_cast<size_t>(p)] == next++; });
+        if (run) slices.push_back({part, whole, start, next});
+      }
     }
   }
   size_t before = g.nodeCount();

@@ -3,7 +3,11 @@
 // * Views: classes that are the same strided view (view.h) of the same base class with the same
 //   type are united — this decides every reshape/transpose/slice/bitcast/broadcast identity at
 //   once — and a contiguous byte range of a rank-1 u8 class (an HBM region) gains an explicit
-//   `slice` node, so that extraction can read it as a view of HBM.
+//   `slice` node, so that extraction can read it as a view of HBM. Likewise a byte vector that
+//   units write to memory and that holds every byte of a computed base once (a kernel result in
+//   its physical layout), when the base is also read by computation: each smaller byte vector of
+//   the base whose bytes are a contiguous run of it is that run's `slice` (a row of one tile of a
+//   tiled s32 result, loaded back into a vector register).
 // * Constants: a class computed by an operator from classes that hold literals gets the literal
 //   itself (evaluated with hlo::evaluate), so instruction patterns that contain constants
 //   (tilezero's zeros, an identity matrix) match however the kernel spelled them.
