@@ -5,6 +5,7 @@
 
 #include "egraph/pattern.h"
 #include "hlo/attributes.h"
+#include "isel/value_range.h"
 #include "taidl/ops.h"
 
 namespace tacit::isel {
@@ -455,6 +456,251 @@ ENTRY m {
   }
 };
 
+// ---- clamps and conversions of bounded values ------------------------------------------------
+
+// A scalar constant of type t broadcast to `dims`.
+ClassId splat(IrBuilder& b, hlo::PrimitiveType t, double value, const std::vector<int64_t>& dims) {
+  hlo::Literal lit{hlo::Shape(t, {})};
+  lit.setDouble(0, value);
+  return b.broadcast(b.constant(std::move(lit)), dims, {});
+}
+
+// clamp(lo, x, hi) = minimum(hi, maximum(lo, x)) in that operand order (the definition: XLA's
+// EmitElementalClamp, docs/numerics.md), scalar bounds broadcast: exact for every type.
+class ClampMinMax : public IrRule {
+ public:
+  std::string name() const override { return "clamp-min-max"; }
+  std::string identity() const override {
+    return "clamp(lo, x, hi) = minimum(broadcast(hi), maximum(broadcast(lo), x))";
+  }
+  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kClamp}; }
+  std::vector<HloOpcode> rhsOps() const override {
+    return {HloOpcode::kMaximum, HloOpcode::kMinimum, HloOpcode::kBroadcast};
+  }
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
+    if (!needs.ops.count(HloOpcode::kMaximum) && !needs.ops.count(HloOpcode::kMinimum)) return {};
+    return {elementwiseRewrite(
+        b, name(), HloOpcode::kClamp,
+        [&b](const OpDesc& e, ClassId, std::vector<ClassId> xs) -> std::optional<ClassId> {
+          std::vector<int64_t> dims = e.shape.dims();
+          auto full = [&](ClassId c) {
+            return b.shape(c).rank() == 0 && !dims.empty() ? b.broadcast(c, dims, {}) : c;
+          };
+          ClassId lo = full(xs[0]), hi = full(xs[2]);
+          return b.binary(HloOpcode::kMinimum, hi, b.binary(HloOpcode::kMaximum, lo, xs[1]));
+        })};
+  }
+  std::vector<std::string> examples() const override {
+    return {R"(HloModule e
+ENTRY m {
+  a = f32[4,16] parameter(0)
+  lo = f32[] constant(-0.5)
+  hi = f32[] constant(0.25)
+  ROOT k = f32[4,16] clamp(lo, a, hi)
+})",
+            R"(HloModule e
+ENTRY m {
+  lo = s8[3,5] parameter(0)
+  a = s8[3,5] parameter(1)
+  hi = s8[3,5] parameter(2)
+  ROOT k = s8[3,5] clamp(lo, a, hi)
+})",
+            R"(HloModule e
+ENTRY m {
+  a = f32[8] parameter(0)
+  b = f32[8] parameter(1)
+  z = f32[] constant(0)
+  ROOT k = f32[8] clamp(z, a, b)
+})"};
+  }
+  IsaNeeds exampleNeeds() const override {
+    IsaNeeds n;
+    n.ops = {HloOpcode::kMaximum, HloOpcode::kMinimum};
+    return n;
+  }
+};
+
+// A float -> narrow integer convert of a value known to be in the target type's range or NaN
+// (value_range.h) equals the same convert of the guarded s32 conversion that x86's VCVTPS2DQ and
+// VCVTTPS2DQ model (docs/numerics.md):
+//   convert<N>(x) = convert<N>(select(and(x >= -2^31, x < 2^31), convert<s32>(x), -2^31))
+// For x in [MIN_N, MAX_N] both sides truncate x toward zero to a value of N (the guard holds and
+// nothing saturates); for NaN the left side is 0 and the right side truncates 0x80000000 to N's
+// low bits, also 0 (N is narrower than 32 bits). Without the range precondition the two differ
+// (x = 300: 255 against 44 for u8). Only for ISAs whose units compute select, compare and `and`.
+class ConvertGuardedS32 : public IrRule {
+ public:
+  std::string name() const override { return "convert-guarded-s32"; }
+  std::string identity() const override {
+    return "convert<N>(x) = convert<N>(select(x >= -2^31 and x < 2^31, convert<s32>(x), -2^31)) "
+           "for f32/f64 x in [MIN_N, MAX_N] or NaN, N an integer type narrower than 32 bits";
+  }
+  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kConvert}; }
+  std::vector<HloOpcode> rhsOps() const override {
+    return {HloOpcode::kConvert, HloOpcode::kSelect,   HloOpcode::kCompare,
+            HloOpcode::kAnd,     HloOpcode::kConstant, HloOpcode::kBroadcast};
+  }
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
+    for (HloOpcode op : {HloOpcode::kSelect, HloOpcode::kCompare, HloOpcode::kAnd}) {
+      if (!needs.ops.count(op)) return {};
+    }
+    return {elementwiseRewrite(
+        b, name(), HloOpcode::kConvert,
+        [&b](const OpDesc& e, ClassId, std::vector<ClassId> xs) -> std::optional<ClassId> {
+          using hlo::PrimitiveType;
+          PrimitiveType to = e.shape.elementType();
+          ClassId x = xs[0];
+          PrimitiveType from = b.shape(x).elementType();
+          if (!hlo::isInteger(to) || hlo::bitWidth(to) >= 32 ||
+              (from != PrimitiveType::kF32 && from != PrimitiveType::kF64))
+            return std::nullopt;
+          ValueRange target = ValueRange::of(to);
+          if (!valueRange(b.egraph(), b.ir(), x).within(target.lo, target.hi)) return std::nullopt;
+          std::vector<int64_t> dims = e.shape.dims();
+          auto cmp = [&](double bound, hlo::ComparisonDirection dir) {
+            OpDesc c;
+            c.opcode = HloOpcode::kCompare;
+            c.attrs.direction = dir;
+            ClassId kids[] = {x, splat(b, from, bound, dims)};
+            return b.add(std::move(c), kids);
+          };
+          const double limit = 2147483648.0;
+          ClassId ok = b.binary(HloOpcode::kAnd, cmp(-limit, hlo::ComparisonDirection::kGe),
+                                cmp(limit, hlo::ComparisonDirection::kLt));
+          OpDesc sel;
+          sel.opcode = HloOpcode::kSelect;
+          ClassId kids[] = {ok, b.convert(x, PrimitiveType::kS32),
+                            splat(b, PrimitiveType::kS32, -limit, dims)};
+          return b.convert(b.add(std::move(sel), kids), to);
+        })};
+  }
+  std::vector<std::string> examples() const override {
+    // oneDNN's requantisation tail, a signed variant through maximum/minimum, and a value rounded
+    // after the clamp (still in range: rounding stays within the integer bounds).
+    return {R"(HloModule e
+ENTRY m {
+  a = f32[4,16] parameter(0)
+  k = f32[] constant(300)
+  s = f32[4,16] broadcast(k), dimensions={}
+  x = f32[4,16] multiply(a, s)
+  lo = f32[] constant(0)
+  hi = f32[] constant(255)
+  c = f32[4,16] clamp(lo, x, hi)
+  r = f32[4,16] round-nearest-even(c)
+  ROOT q = u8[4,16] convert(r)
+})",
+            R"(HloModule e
+ENTRY m {
+  a = f32[2,8] parameter(0)
+  k = f32[] constant(200)
+  s = f32[2,8] broadcast(k), dimensions={}
+  x = f32[2,8] multiply(a, s)
+  lo = f32[] constant(-128)
+  los = f32[2,8] broadcast(lo), dimensions={}
+  hi = f32[] constant(127)
+  his = f32[2,8] broadcast(hi), dimensions={}
+  m = f32[2,8] maximum(x, los)
+  c = f32[2,8] minimum(his, m)
+  ROOT q = s8[2,8] convert(c)
+})",
+            R"(HloModule e
+ENTRY m {
+  a = f64[6] parameter(0)
+  k = f64[] constant(70000)
+  s = f64[6] broadcast(k), dimensions={}
+  x = f64[6] multiply(a, s)
+  lo = f64[] constant(0)
+  hi = f64[] constant(65535)
+  c = f64[6] clamp(lo, x, hi)
+  r = f64[6] floor(c)
+  ROOT q = u16[6] convert(r)
+})"};
+  }
+  IsaNeeds exampleNeeds() const override {
+    IsaNeeds n;
+    n.ops = {HloOpcode::kSelect, HloOpcode::kCompare, HloOpcode::kAnd, HloOpcode::kConvert};
+    return n;
+  }
+};
+
+// An integer -> narrower integer convert keeps the low bits, whatever the signedness of the
+// result: convert<uN>(x) = bitcast-convert<uN>(convert<sN>(x)) and the reverse. Exact. Only
+// towards a type some unit converts to (AVX-512's VPMOVDB truncates to s8, the kernel asks u8).
+class ConvertNarrowSignedness : public IrRule {
+ public:
+  std::string name() const override { return "convert-narrow-signedness"; }
+  std::string identity() const override {
+    return "convert<uN>(x) = bitcast-convert<uN>(convert<sN>(x)) (and sN/uN swapped) for integer x "
+           "wider than N bits";
+  }
+  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kConvert}; }
+  std::vector<HloOpcode> rhsOps() const override {
+    return {HloOpcode::kConvert, HloOpcode::kBitcastConvert};
+  }
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
+    std::set<hlo::PrimitiveType> targets;
+    for (const auto& entry : needs.elementwise) {
+      if (entry.first.first == HloOpcode::kConvert) targets.insert(entry.first.second);
+    }
+    if (targets.empty()) return {};
+    return {elementwiseRewrite(
+        b, name(), HloOpcode::kConvert,
+        [&b, targets](const OpDesc& e, ClassId, std::vector<ClassId> xs) -> std::optional<ClassId> {
+          hlo::PrimitiveType to = e.shape.elementType(), from = b.shape(xs[0]).elementType();
+          if (!hlo::isInteger(to) || !hlo::isInteger(from) ||
+              hlo::bitWidth(to) >= hlo::bitWidth(from))
+            return std::nullopt;
+          std::optional<hlo::PrimitiveType> other = otherSignedness(to);
+          if (!other || !targets.count(*other)) return std::nullopt;
+          return b.bitcastConvert(b.convert(xs[0], *other), e.shape);
+        })};
+  }
+  std::vector<std::string> examples() const override {
+    return {R"(HloModule e
+ENTRY m {
+  a = s32[4,16] parameter(0)
+  ROOT q = u8[4,16] convert(a)
+})",
+            R"(HloModule e
+ENTRY m {
+  a = u8[3,5] parameter(0)
+  b = u8[3,5] parameter(1)
+  w = u16[3,5] convert(a)
+  v = u16[3,5] convert(b)
+  p = u16[3,5] multiply(w, v)
+  ROOT q = s8[3,5] convert(p)
+})"};
+  }
+  IsaNeeds exampleNeeds() const override {
+    IsaNeeds n;
+    n.ops = {HloOpcode::kConvert};
+    n.elementwise[{HloOpcode::kConvert, hlo::PrimitiveType::kS8}] = IsaNeeds::Extents{{1}, {16}};
+    n.elementwise[{HloOpcode::kConvert, hlo::PrimitiveType::kU8}] = IsaNeeds::Extents{{1}, {16}};
+    return n;
+  }
+
+ private:
+  static std::optional<hlo::PrimitiveType> otherSignedness(hlo::PrimitiveType t) {
+    using hlo::PrimitiveType;
+    switch (t) {
+      case PrimitiveType::kS8:
+        return PrimitiveType::kU8;
+      case PrimitiveType::kU8:
+        return PrimitiveType::kS8;
+      case PrimitiveType::kS16:
+        return PrimitiveType::kU16;
+      case PrimitiveType::kU16:
+        return PrimitiveType::kS16;
+      case PrimitiveType::kS32:
+        return PrimitiveType::kU32;
+      case PrimitiveType::kU32:
+        return PrimitiveType::kS32;
+      default:
+        return std::nullopt;
+    }
+  }
+};
+
 // ---- concatenations ----------------------------------------------------------------------------
 
 struct Cut {
@@ -882,6 +1128,9 @@ std::vector<std::unique_ptr<IrRule>> makeLibrary() {
   rules.push_back(std::make_unique<DotOrient>());
   rules.push_back(std::make_unique<DotRankOne>());
   rules.push_back(std::make_unique<MovementThroughConvert>());
+  rules.push_back(std::make_unique<ClampMinMax>());
+  rules.push_back(std::make_unique<ConvertGuardedS32>());
+  rules.push_back(std::make_unique<ConvertNarrowSignedness>());
   rules.push_back(std::make_unique<SliceOfBroadcast>());
   rules.push_back(std::make_unique<ElementwiseOverConcat>());
   rules.push_back(std::make_unique<ElementwiseSplit>(true));

@@ -1,0 +1,197 @@
+#include "isel/value_range.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "hlo/dtype.h"
+
+namespace tacit::isel {
+namespace {
+
+using hlo::HloOpcode;
+using hlo::PrimitiveType;
+
+ValueRange intersect(const ValueRange& a, const ValueRange& b) {
+  return {std::max(a.lo, b.lo), std::min(a.hi, b.hi), a.nan && b.nan, a.integral || b.integral};
+}
+
+ValueRange unite(const ValueRange& a, const ValueRange& b) {
+  return {std::min(a.lo, b.lo), std::max(a.hi, b.hi), a.nan || b.nan, a.integral && b.integral};
+}
+
+// A value of type t rounded to nearest even, as a double (the bounds of an int -> float convert
+// stay bounds: rounding is monotone). nullopt for types not modelled here.
+std::optional<double> roundTo(PrimitiveType t, double v) {
+  if (t == PrimitiveType::kF64) return v;
+  if (t == PrimitiveType::kF32) return static_cast<double>(static_cast<float>(v));
+  return std::nullopt;
+}
+
+class RangeFinder {
+ public:
+  RangeFinder(const egraph::EGraph& g, const IrLanguage& ir) : g_(g), ir_(ir) {}
+
+  ValueRange ofClass(ClassId c, int depth) {
+    c = g_.find(c);
+    ValueRange full;
+    bool typed = false;
+    g_.forEachNode(c, [&](NodeId n) {
+      if (!typed) {
+        egraph::ENode e = g_.node(n);
+        full = ValueRange::of(ir_.shapeOf(e.op(), e.attr()).elementType());
+        typed = true;
+      }
+    });
+    if (depth <= 0 || !visiting_.insert(c.value).second) return full;
+    if (auto it = memo_.find(c.value); it != memo_.end()) {
+      visiting_.erase(c.value);
+      return it->second;
+    }
+    std::vector<NodeId> nodes;
+    g_.forEachNode(c, [&](NodeId n) { nodes.push_back(n); });
+    ValueRange r = full;
+    for (NodeId n : nodes)
+      r = intersect(r, ofNode(g_.node(n), depth));
+    visiting_.erase(c.value);
+    memo_[c.value] = r;  // a range cut short on a cycle is wider: still sound
+    return r;
+  }
+
+ private:
+  ValueRange ofNode(const egraph::ENode& e, int depth) {
+    auto opcode = ir_.opcodeOf(e.op());
+    if (!opcode) return {};
+    const OpDesc& d = ir_.opDesc(e.attr());
+    PrimitiveType t = d.shape.elementType();
+    ValueRange full = ValueRange::of(t);
+    auto kid = [&](size_t i) { return ofClass(e.child(i), depth - 1); };
+    switch (*opcode) {
+      case HloOpcode::kConstant:
+        return ofLiteral(*d.literal);
+      case HloOpcode::kReshape:
+      case HloOpcode::kTranspose:
+      case HloOpcode::kSlice:
+      case HloOpcode::kBroadcast:
+      case HloOpcode::kReverse:
+      case HloOpcode::kCopy:
+        return kid(0);
+      case HloOpcode::kConcatenate:
+      case HloOpcode::kPad: {
+        ValueRange r = kid(0);
+        for (size_t i = 1; i < e.arity(); ++i)
+          r = unite(r, kid(i));
+        return r;
+      }
+      case HloOpcode::kSelect:
+        return unite(kid(1), kid(2));
+      case HloOpcode::kMaximum:
+      case HloOpcode::kMinimum:
+        return extreme(*opcode == HloOpcode::kMaximum, kid(0), kid(1));
+      case HloOpcode::kClamp:  // minimum(hi, maximum(lo, x))
+        return extreme(false, kid(2), extreme(true, kid(0), kid(1)));
+      case HloOpcode::kRoundNearestEven:
+      case HloOpcode::kRoundNearestAfz:
+      case HloOpcode::kFloor:
+      case HloOpcode::kCeil: {
+        if (!hlo::isFloat(t)) return full;
+        ValueRange x = kid(0);
+        // Monotone, and each moves a value by less than 1 to an integer.
+        x.lo = std::floor(x.lo);
+        x.hi = std::ceil(x.hi);
+        x.integral = true;
+        return x;
+      }
+      case HloOpcode::kConvert:
+        return convert(t, classType(e.child(0)), kid(0));
+      default:
+        return full;
+    }
+  }
+
+  PrimitiveType classType(ClassId c) const {
+    PrimitiveType t = PrimitiveType::kInvalid;
+    g_.forEachNode(c, [&](NodeId n) {
+      egraph::ENode e = g_.node(n);
+      t = ir_.shapeOf(e.op(), e.attr()).elementType();
+    });
+    return t;
+  }
+
+  // maximum/minimum of operands in ranges a and b (IEEE: NaN if either is NaN).
+  static ValueRange extreme(bool max, const ValueRange& a, const ValueRange& b) {
+    ValueRange r;
+    r.lo = max ? std::max(a.lo, b.lo) : std::min(a.lo, b.lo);
+    r.hi = max ? std::max(a.hi, b.hi) : std::min(a.hi, b.hi);
+    r.nan = a.nan || b.nan;
+    r.integral = a.integral && b.integral;
+    return r;
+  }
+
+  static ValueRange convert(PrimitiveType to, PrimitiveType from, const ValueRange& x) {
+    ValueRange full = ValueRange::of(to);
+    if (hlo::isFloat(to)) {
+      // From an integer (x.nan is false) or a float: exact or rounded to nearest, monotone.
+      auto lo = roundTo(to, x.lo), hi = roundTo(to, x.hi);
+      if (!lo || !hi) return full;
+      return {*lo, *hi, x.nan, x.integral};
+    }
+    if (!hlo::isInteger(to)) return full;
+    if (!hlo::isFloat(from)) {  // int -> int: the low bits, the value itself if it fits
+      return x.within(full.lo, full.hi) ? ValueRange{x.lo, x.hi, false, true} : full;
+    }
+    // float -> int: truncated toward zero and saturated; NaN -> 0.
+    ValueRange r{std::clamp(std::trunc(x.lo), full.lo, full.hi),
+                 std::clamp(std::trunc(x.hi), full.lo, full.hi), false, true};
+    if (x.nan) {
+      r.lo = std::min(r.lo, 0.0);
+      r.hi = std::max(r.hi, 0.0);
+    }
+    return r;
+  }
+
+  static ValueRange ofLiteral(const hlo::Literal& lit) {
+    PrimitiveType t = lit.shape().elementType();
+    ValueRange full = ValueRange::of(t);
+    // (64-bit integers may not be exact as doubles.)
+    if (!(hlo::isFloat(t) || hlo::isInteger(t)) || (hlo::isInteger(t) && hlo::bitWidth(t) > 32))
+      return full;
+    ValueRange r{std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                 false, true};
+    for (int64_t i = 0, n = lit.shape().elementCount(); i < n; ++i) {
+      double v = lit.getDouble(i);
+      if (std::isnan(v)) {
+        r.nan = true;
+        continue;
+      }
+      r.lo = std::min(r.lo, v);
+      r.hi = std::max(r.hi, v);
+      r.integral &= !std::isfinite(v) || std::nearbyint(v) == v;
+    }
+    return r;
+  }
+
+  const egraph::EGraph& g_;
+  const IrLanguage& ir_;
+  std::unordered_map<uint32_t, ValueRange> memo_;
+  std::unordered_set<uint32_t> visiting_;
+};
+
+}  // namespace
+
+ValueRange ValueRange::of(PrimitiveType t) {
+  if (t == PrimitiveType::kPred) return {0, 1, false, true};
+  if (hlo::isInteger(t)) {
+    int bits = hlo::bitWidth(t);
+    if (hlo::isUnsignedInteger(t)) return {0, std::ldexp(1.0, bits) - 1, false, true};
+    return {-std::ldexp(1.0, bits - 1), std::ldexp(1.0, bits - 1) - 1, false, true};
+  }
+  return {};
+}
+
+ValueRange valueRange(const egraph::EGraph& g, const IrLanguage& ir, ClassId c, int depth) {
+  return RangeFinder(g, ir).ofClass(c, depth);
+}
+
+}  // namespace tacit::isel
