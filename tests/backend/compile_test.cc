@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <map>
 
 #include "backend/emit.h"
 #include "backend/verify.h"
@@ -159,6 +160,29 @@ TEST_P(AmxAvxKernel, CompilesToAvx512AndVerifies) {
 INSTANTIATE_TEST_SUITE_P(OneDnnRankOne, AmxAvxKernel,
                          ::testing::Values(AvxCase{"k3_f32_outer_14x32", 100},
                                            AvxCase{"k4_f32_outer_8x48", 83}));
+
+// oneDNN K5 (issue 6, acceptance 3): the K1 int8 GEMM and its requantisation epilogue. The four
+// tdpbusd tiles are stored to the s32 result; each 16-lane row of it is loaded back into a zmm
+// (a slice of the result's region), converted to f32 (VCVTDQ2PS), scaled, biased, ReLU'd, scaled
+// and clamped (max/min), then converted to s32 (VCVTPS2DQ) and stored truncated to bytes
+// (VPMOVDB) — the last two equal HLO's u8 convert only because the clamp bounds the value to
+// [0, 255] or NaN (the value-range precondition of convert-guarded-s32).
+TEST(Compile, OneDnnK5GemmAndRequantisationVerify) {
+  Case c = compileCase("isa/amx.taidl", "examples/amx/k5_int8_gemm_requantize.hlo",
+                       withTimeLimit(std::chrono::seconds(20)));
+  VerifyReport r = verify(c.isa, *c.kernel, c.result.program, {.sets = 3, .seed = 5});
+  EXPECT_TRUE(r.ok) << r.mismatch << "\n" << oracle::printProgram(c.isa, c.result.program);
+  std::map<std::string, size_t> count;
+  for (const oracle::Stmt& s : c.result.program.body)
+    ++count[c.isa.instructions[static_cast<size_t>(s.unit)].name.text];
+  EXPECT_EQ(count["tdpbusd"], 4u);
+  EXPECT_EQ(count["tilestored"], 4u);
+  // One per 16-lane row of the 32x32 result.
+  for (const char* per_row : {"mm512_cvt_f32", "mm512_cvt_i32", "mm512_cvt_i8_store", "mm512_min"})
+    EXPECT_EQ(count[per_row], 64u) << per_row << "\n"
+                                   << oracle::printProgram(c.isa, c.result.program);
+  EXPECT_EQ(c.result.program.body.size(), 659u) << oracle::printProgram(c.isa, c.result.program);
+}
 
 // Issue 7, acceptance 3: int8 64x64x64 on Gemmini DIM=16. Every 16x16 block of A and B is one
 // pitched mvin (row pitch 64: the block's rows are 64 bytes apart in HBM) and every block of the
