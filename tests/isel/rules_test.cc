@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <set>
@@ -16,6 +17,7 @@
 #include "egraph/runner.h"
 #include "hlo/parser.h"
 #include "hlo/random_literal.h"
+#include "isel/value_range.h"
 #include "term_eval.h"
 
 namespace tacit::isel {
@@ -225,6 +227,71 @@ ENTRY m {
   EXPECT_EQ(out.elements()[1].getInt64(0), 44);
   EXPECT_EQ(out.elements()[0].getInt64(1), 0);
   EXPECT_EQ(out.elements()[1].getInt64(1), 251);
+}
+
+// What value_range.h proves for each operator it understands, and nothing for the others.
+TEST(ValueRanges, BoundsFromClampsRoundingsConvertsAndExtremes) {
+  auto module = hlo::parseModule(R"(HloModule r
+ENTRY m {
+  x = f32[8] parameter(0)
+  i = s8[8] parameter(1)
+  lo = f32[] constant(-3)
+  hi = f32[] constant(7.5)
+  c = f32[8] clamp(lo, x, hi)
+  r = f32[8] round-nearest-even(c)
+  f = f32[8] convert(i)
+  m = f32[8] maximum(f, r)
+  q = u8[8] convert(r)
+  y = f32[8] add(x, x)
+  ROOT t = (f32[8], f32[8], f32[8], f32[8], u8[8], f32[8]) tuple(c, r, f, m, q, y)
+})",
+                                 "ranges.hlo");
+  Fixture f;
+  ImportedKernel k = importKernel(*module, f.b);
+  f.g.rebuild();
+  auto range = [&](size_t result) {
+    return valueRange(f.g, f.ir, k.results.at(result).value_class);
+  };
+  struct Want {
+    double lo, hi;
+    bool nan, integral;
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  const Want want[] = {{-3, 7.5, true, false},  // clamp: the constant bounds; NaN passes through
+                       {-3, 8, true, true},  // round-nearest-even: integral, bounds rounded outward
+                       {-128, 127, false, true},   // s8 -> f32: the type's range, exact
+                       {-3, 127, true, true},      // maximum: the larger bounds; NaN from r
+                       {0, 8, false, true},        // f32 -> u8: truncated, saturated at 0; NaN -> 0
+                       {-inf, inf, true, false}};  // add: not understood
+  for (size_t i = 0; i < std::size(want); ++i) {
+    ValueRange r = range(i);
+    EXPECT_EQ(r.lo, want[i].lo) << i;
+    EXPECT_EQ(r.hi, want[i].hi) << i;
+    EXPECT_EQ(r.nan, want[i].nan) << i;
+    EXPECT_EQ(r.integral, want[i].integral) << i;
+  }
+  // And the evaluated values lie in them, on special-value inputs.
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    std::vector<hlo::Literal> args;
+    for (const KernelParameter& p : k.parameters)
+      args.push_back(specialLiteral(p.shape, seed * 10 + args.size()));
+    hlo::Literal out = hlo::evaluate(*module, args);
+    for (size_t i = 0; i < std::size(want); ++i) {
+      ValueRange r = range(i);
+      const hlo::Literal& v = out.elements()[i];
+      for (int64_t e = 0; e < v.shape().elementCount(); ++e) {
+        double d = v.getDouble(e);
+        if (std::isnan(d)) {
+          EXPECT_TRUE(r.nan) << i;
+          continue;
+        }
+        EXPECT_TRUE(d >= r.lo && d <= r.hi) << i << ": " << d;
+        if (r.integral && std::isfinite(d)) {
+          EXPECT_EQ(d, std::nearbyint(d)) << i;
+        }
+      }
+    }
+  }
 }
 
 TEST(IrRules, SelectionIsTheClosureOfTheIsaOperators) {
