@@ -1,5 +1,6 @@
 #include "isel/kernel.h"
 
+#include <algorithm>
 #include <map>
 #include <numeric>
 
@@ -200,6 +201,8 @@ class Importer {
           call_args.push_back(operand(i));
         return importComputation(*callee, call_args);
       }
+      case HloOpcode::kDynamicUpdateSlice:
+        return {importConstantUpdate(inst, operand(0), operand(1))};
       default:
         break;
     }
@@ -222,6 +225,46 @@ class Importer {
     } catch (const std::logic_error& e) {
       fail(out_.file, inst.loc(), std::string("cannot model '") + inst.name() + "': " + e.what());
     }
+  }
+
+  // dynamic-update-slice at constant starts is the concatenation of the untouched slices of the
+  // operand around the update, dimension by dimension (starts clamped into range as XLA does). A
+  // start computed at run time has no static position, so there is nothing to select for it.
+  ClassId importConstantUpdate(const HloInstruction& inst, ClassId x, ClassId update) {
+    const hlo::Shape& xs = inst.operand(0)->shape();
+    const hlo::Shape& us = inst.operand(1)->shape();
+    std::vector<int64_t> starts;
+    for (int64_t d = 0; d < xs.rank(); ++d) {
+      const HloInstruction* s = inst.operand(2 + d);
+      if (s->opcode() != HloOpcode::kConstant || !s->literal() || s->literal()->isUnknown())
+        unsupported(inst, "a dynamic-update-slice whose start indices are not constants");
+      int64_t start = s->literal()->getInt64(0);
+      starts.push_back(std::clamp<int64_t>(start, 0, xs.dim(d) - us.dim(d)));
+    }
+    return updateFrom(x, xs.dims(), update, us.dims(), starts, 0);
+  }
+
+  // x (of extents `xd`) with the update placed at `starts`, for dimensions dim.. (the earlier
+  // ones are already cut to the update's rows).
+  ClassId updateFrom(ClassId x, std::vector<int64_t> xd, ClassId update,
+                     const std::vector<int64_t>& ud, const std::vector<int64_t>& starts,
+                     size_t dim) {
+    if (dim == xd.size()) return update;
+    auto part = [&](int64_t lo, int64_t hi) {
+      std::vector<hlo::SliceDim> box;
+      for (size_t d = 0; d < xd.size(); ++d) {
+        box.push_back(d == dim ? hlo::SliceDim{lo, hi, 1} : hlo::SliceDim{0, xd[d], 1});
+      }
+      return b_.slice(x, box);
+    };
+    const int64_t lo = starts[dim], hi = lo + ud[dim], end = xd[dim];
+    std::vector<ClassId> parts;
+    if (lo > 0) parts.push_back(part(0, lo));
+    ClassId rows = lo == 0 && hi == end ? x : part(lo, hi);
+    xd[dim] = ud[dim];
+    parts.push_back(updateFrom(rows, xd, update, ud, starts, dim + 1));
+    if (hi < end) parts.push_back(part(hi, end));
+    return parts.size() == 1 ? parts[0] : b_.concatenate(parts, static_cast<int64_t>(dim));
   }
 
   void copyTypedAttributes(const HloInstruction& inst, OpDesc& d) {
