@@ -1,11 +1,25 @@
 // Selectable units of the shipped specs are found by the selector (issue 7, acceptance 1):
 // for each pattern (unit, case, output), the kernel is exactly the unit's semantics at concrete α
-// (its reads are the kernel's parameters, the output is its result), and the first candidate
+// (its reads are the kernel's parameters, the output is its result), and a smallest candidate
 // instruction graph must call that unit. α is taken from the unit's inferred ranges (the largest
 // value first, then the smallest and a few typical sizes); the first α for which the kernel is a
-// valid HLO module and the unit is selected counts. Units the spec itself marks as not selectable
-// (register protocols used only through macros) are listed, not tested. The patterns not covered
-// are printed with the reason; the test fails if fewer are covered than today (the floor).
+// valid HLO module and the unit is selected counts.
+//
+// Two refinements, each counted separately in the output (docs/isel.md, "Coverage"):
+// * Ties. Candidates with as few instructions as the first are equally good; which of them comes
+//   first is an arbitrary tie-break (QKV_new's gemm_13 and gemm_33 on a product of two inputs).
+//   A unit in any of them is "tied".
+// * Context. Where the unit's own kernel does not cover it, the ISA may need other units around
+//   it (the acceptance's "HBM loads/stores around it where the ISA needs them"): QKV softmax
+//   reads d2, which only gemm writes; TPUv1's matmul leaves s32 accumulators that only activate
+//   reads; AMX's register-form add loses its own kernel to the memory-operand form, which cannot
+//   take two computed operands. The kernel is then the unit's semantics with every operand it
+//   reads from a non-HBM buffer computed by another computing unit of the spec (each with fresh
+//   parameters), or with its non-HBM result read by one; the first such kernel that covers it
+//   counts, and the output names the other unit.
+// Units the spec itself marks as not selectable (register protocols used only through macros) are
+// listed, not tested. The patterns not covered are printed with the reason; the test fails if
+// fewer are covered than today (the floor).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +28,7 @@
 #include <set>
 
 #include "common/paths.h"
+#include "hlo/builder.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "isel/selector.h"
@@ -52,70 +67,236 @@ std::vector<std::vector<int64_t>> alphaChoices(const Unit& u, size_t limit) {
   return out;
 }
 
+// The unit's semantics at α as a module whose root tuple holds its outputs.
+std::unique_ptr<hlo::HloModule> semantics(const taidl::Isa& isa, const UnitPattern& p,
+                                          const std::vector<int64_t>& alpha) {
+  return taidl::instantiate(isa, *p.sym, alpha, "unit");
+}
+
+// Copies the entry of `src` into `b`, `args[i]` standing for parameter i (fresh parameters of `b`
+// where null, numbered from `next_param`); returns the copy of root operand `output`.
+hlo::HloInstruction* inlineEntry(hlo::HloBuilder& b, hlo::HloModule& dest,
+                                 const hlo::HloModule& src,
+                                 const std::vector<hlo::HloInstruction*>& args, int64_t output,
+                                 int64_t& next_param) {
+  std::map<const hlo::HloInstruction*, hlo::HloInstruction*> copy;
+  for (const auto& inst : src.entry()->instructions()) {
+    if (inst->opcode() == hlo::HloOpcode::kParameter) {
+      auto n = static_cast<size_t>(inst->parameterNumber());
+      copy[inst.get()] = n < args.size() && args[n] != nullptr
+                             ? args[n]
+                             : b.parameter(next_param++, inst->shape());
+      continue;
+    }
+    if (inst.get() == src.entry()->root()) break;  // the outputs' tuple
+    if (inst->literal()) {
+      copy[inst.get()] = b.constant(*inst->literal());
+      continue;
+    }
+    std::vector<hlo::HloInstruction*> operands;
+    for (const hlo::HloInstruction* o : inst->operands())
+      operands.push_back(copy.at(o));
+    hlo::HloAttributes attrs = inst->attrs();
+    for (hlo::CalledComputations& called : attrs.called) {
+      for (hlo::HloComputation*& c : called.computations) {
+        c = hlo::addScalarReducer(dest, c->root()->opcode(), c->root()->shape().elementType());
+      }
+    }
+    copy[inst.get()] = b.add(inst->opcode(), operands, attrs, inst->shape());
+  }
+  return copy.at(src.entry()->root()->operand(output));
+}
+
+// The printed and reparsed module (dead code dropped): the kernel a user would write.
+std::unique_ptr<hlo::HloModule> asKernel(const hlo::HloModule& module) {
+  return hlo::parseModule(hlo::printModule(module), "unit.hlo");
+}
+
 // The kernel: the unit's semantics at α with output `output` as the root.
 std::unique_ptr<hlo::HloModule> unitKernel(const taidl::Isa& isa, const UnitPattern& p,
                                            const std::vector<int64_t>& alpha) {
-  auto module = taidl::instantiate(isa, *p.sym, alpha, "unit");
+  auto module = semantics(isa, p, alpha);
   hlo::HloComputation* entry = module->entry();
-  hlo::HloInstruction* tuple = entry->root();
-  entry->setRoot(tuple->operand(p.output));
-  // Reparse the printed module: the dead tuple is dropped and the kernel is what a user writes.
-  std::string text = hlo::printModule(*module);
-  return hlo::parseModule(text, "unit.hlo");
+  entry->setRoot(entry->root()->operand(p.output));
+  return asKernel(*module);
 }
 
-bool firstCandidateCalls(const taidl::Isa& isa, const hlo::HloModule& kernel, int32_t unit,
-                         std::string* why) {
+size_t callCount(const PiiGraph& g) {
+  return static_cast<size_t>(std::count_if(
+      g.nodes.begin(), g.nodes.end(), [](const PiiNode& n) { return n.kind == PiiKind::kCall; }));
+}
+
+bool calls(const PiiGraph& g, int32_t unit) {
+  return std::any_of(g.nodes.begin(), g.nodes.end(),
+                     [&](const PiiNode& n) { return n.kind == PiiKind::kCall && n.unit == unit; });
+}
+
+enum class Found { kNo, kFirst, kTied };
+
+// Whether the first candidate calls `unit`, or else one of the next candidates with no more
+// instructions than the first.
+Found smallestCandidatesCall(const taidl::Isa& isa, const hlo::HloModule& kernel, int32_t unit,
+                             std::string* why) {
   Selector sel(isa, kernel);
   sel.saturate();
-  std::optional<PiiGraph> first = sel.extractor({})->next();
+  ExtractOptions options;
+  options.max_steps = 200'000;
+  std::unique_ptr<CandidateExtractor> ex = sel.extractor(options);
+  std::optional<PiiGraph> first = ex->next();
   if (!first) {
     *why = "no candidate";
-    return false;
+    return Found::kNo;
   }
-  for (const PiiNode& n : first->nodes) {
-    if (n.kind == PiiKind::kCall && n.unit == unit) return true;
+  if (calls(*first, unit)) return Found::kFirst;
+  for (int i = 0; i < 64; ++i) {
+    std::optional<PiiGraph> next = ex->next();
+    if (!next) break;
+    if (callCount(*next) <= callCount(*first) && calls(*next, unit)) return Found::kTied;
   }
-  *why = "first candidate does not call it:\n" + first->str(isa, sel.units());
-  return false;
+  *why = "no smallest candidate calls it:\n" + first->str(isa, sel.units());
+  return Found::kNo;
+}
+
+bool computes(const UnitPattern& p) {
+  return !p.pure_movement;
+}
+
+// Kernels with the unit in context (see the top of the file), each with a description.
+struct ContextKernel {
+  std::unique_ptr<hlo::HloModule> kernel;
+  std::string what;
+};
+
+std::vector<ContextKernel> contextKernels(const taidl::Isa& isa, const UnitSet& units,
+                                          const UnitPattern& p, const std::vector<int64_t>& alpha) {
+  std::vector<ContextKernel> out;
+  std::unique_ptr<hlo::HloModule> self = semantics(isa, p, alpha);
+  const hlo::HloComputation& entry = *self->entry();
+  const int32_t out_buffer = p.sym->outputs[static_cast<size_t>(p.output)].buffer;
+  for (const UnitPattern& q : units.patterns) {
+    if (q.unit == p.unit || !computes(q)) continue;
+    const Unit& qu = units.units[static_cast<size_t>(q.unit)];
+    const int32_t q_buffer = q.sym->outputs[static_cast<size_t>(q.output)].buffer;
+    for (const std::vector<int64_t>& qa : alphaChoices(qu, 2)) {
+      std::unique_ptr<hlo::HloModule> other;
+      try {
+        other = semantics(isa, q, qa);
+      } catch (const DiagnosticError&) {
+        continue;
+      }
+      const hlo::HloInstruction* q_out = other->entry()->root()->operand(q.output);
+      // q produces every operand the unit reads from q's (non-HBM) buffer with q's type.
+      std::vector<size_t> produced;
+      for (size_t k = 0; k < p.sym->inputs.size(); ++k) {
+        if (p.sym->inputs[k].buffer == q_buffer &&
+            !isa.buffers[static_cast<size_t>(q_buffer)].is_hbm &&
+            entry.parameter(static_cast<int64_t>(k))->shape() == q_out->shape())
+          produced.push_back(k);
+      }
+      // q consumes the unit's result from a non-HBM buffer.
+      std::optional<size_t> consumed;
+      for (size_t j = 0; j < q.sym->inputs.size() && !consumed; ++j) {
+        if (q.sym->inputs[j].buffer == out_buffer &&
+            !isa.buffers[static_cast<size_t>(out_buffer)].is_hbm &&
+            other->entry()->parameter(static_cast<int64_t>(j))->shape() ==
+                entry.root()->operand(p.output)->shape())
+          consumed = j;
+      }
+      if (produced.empty() && !consumed) continue;
+      auto compose = [&](bool produce) {
+        try {
+          hlo::HloModule m("context");
+          hlo::HloBuilder b("main");
+          int64_t next_param = 0;
+          hlo::HloInstruction* root = nullptr;
+          if (produce) {
+            std::vector<hlo::HloInstruction*> args(p.sym->inputs.size(), nullptr);
+            for (size_t k : produced)
+              args[k] = inlineEntry(b, m, *other, {}, q.output, next_param);
+            root = inlineEntry(b, m, *self, args, p.output, next_param);
+          } else {
+            std::vector<hlo::HloInstruction*> args(q.sym->inputs.size(), nullptr);
+            args[*consumed] = inlineEntry(b, m, *self, {}, p.output, next_param);
+            root = inlineEntry(b, m, *other, args, q.output, next_param);
+          }
+          b.addTo(m, /*entry=*/true, root);
+          out.push_back(
+              {asKernel(m), (produce ? "operands computed by " : "result consumed by ") + qu.name});
+        } catch (const DiagnosticError&) {
+          // the composition is not a valid module
+        }
+      };
+      if (!produced.empty()) compose(true);
+      if (consumed) compose(false);
+      break;  // one α of q is enough
+    }
+  }
+  return out;
 }
 
 class Coverage : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(Coverage, EveryUnitIsInTheFirstCandidateOfItsOwnKernel) {
+TEST_P(Coverage, EveryUnitIsInASmallestCandidateOfItsOwnKernel) {
   taidl::Isa isa = taidl::loadIsaFile(testing::sourceDir() + "/isa/" + GetParam() + ".taidl");
   UnitSet units = buildUnits(isa);
-  size_t covered = 0;
+  size_t first = 0, tied = 0, in_context = 0;
   std::set<std::string> unit_names;
   for (const UnitPattern& p : units.patterns) {
     const Unit& u = units.units[static_cast<size_t>(p.unit)];
     unit_names.insert(u.name);
     std::string last_why = "no α gives a valid kernel";
-    bool ok = false;
-    for (const std::vector<int64_t>& alpha : alphaChoices(u, 24)) {
+    Found found = Found::kNo;
+    auto attempt = [&](const hlo::HloModule& kernel) {
+      try {
+        found = smallestCandidatesCall(isa, kernel, p.unit, &last_why);
+      } catch (const DiagnosticError& e) {
+        last_why = e.diagnostic().str();
+      }
+      return found != Found::kNo;
+    };
+    std::vector<std::vector<int64_t>> choices = alphaChoices(u, 8);
+    for (const std::vector<int64_t>& alpha : choices) {
       std::unique_ptr<hlo::HloModule> kernel;
       try {
         kernel = unitKernel(isa, p, alpha);
       } catch (const DiagnosticError&) {
         continue;  // α makes a type invalid
       }
+      if (attempt(*kernel)) break;
+    }
+    std::string context;
+    for (size_t i = 0; i < choices.size() && i < 2 && found == Found::kNo; ++i) {
+      std::vector<ContextKernel> kernels;
       try {
-        if (firstCandidateCalls(isa, *kernel, p.unit, &last_why)) {
-          ok = true;
+        kernels = contextKernels(isa, units, p, choices[i]);
+      } catch (const DiagnosticError&) {
+        continue;
+      }
+      for (const ContextKernel& k : kernels) {
+        if (attempt(*k.kernel)) {
+          context = k.what;
           break;
         }
-      } catch (const DiagnosticError& e) {
-        last_why = e.diagnostic().str();
       }
     }
-    covered += ok;
-    if (!ok) {
+    first += found == Found::kFirst && context.empty();
+    tied += found == Found::kTied && context.empty();
+    in_context += found != Found::kNo && !context.empty();
+    if (found == Found::kTied || !context.empty()) {
+      std::printf("  covered %s: %s case %d output %d%s%s\n",
+                  found == Found::kTied ? "in a tie" : "in context", u.name.c_str(), p.case_index,
+                  p.output, context.empty() ? "" : ", ", context.c_str());
+    }
+    if (found == Found::kNo) {
       std::printf("  not covered: %s case %d output %d: %s\n", u.name.c_str(), p.case_index,
                   p.output, last_why.substr(0, last_why.find('\n')).c_str());
     }
   }
-  std::printf("%s: %zu of %zu patterns (%zu units) covered; not selectable:", GetParam(), covered,
-              units.patterns.size(), unit_names.size());
+  const size_t covered = first + tied + in_context;
+  std::printf(
+      "%s: %zu of %zu patterns (%zu units) covered: %zu first, %zu tied for first, %zu in "
+      "context; not selectable:",
+      GetParam(), covered, units.patterns.size(), unit_names.size(), first, tied, in_context);
   for (size_t i = 0; i < units.units.size(); ++i) {
     if (!units.not_selectable[i].empty()) std::printf(" %s", units.units[i].name.c_str());
   }
@@ -123,7 +304,7 @@ TEST_P(Coverage, EveryUnitIsInTheFirstCandidateOfItsOwnKernel) {
   // Not yet every pattern (see docs/isel.md, "Coverage"): the floor is what is covered today, so
   // a regression fails.
   static const std::map<std::string, size_t> kFloor = {
-      {"qkv", 5}, {"qkv_new", 4}, {"gemmini", 14}, {"amx", 17}, {"tpuv1", 2}};
+      {"qkv", 7}, {"qkv_new", 10}, {"gemmini", 26}, {"amx", 21}, {"tpuv1", 5}};
   EXPECT_GE(covered, kFloor.at(GetParam())) << GetParam();
 }
 
