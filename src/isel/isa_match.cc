@@ -387,6 +387,10 @@ void IsaMatcher::matchIdentityOperand(const UnitPattern& p, int32_t node, ClassI
   const size_t n = static_cast<size_t>(node);
   const PatternNode& pn = p.nodes[n];
   const SymOp& op = p.sym->ops[static_cast<size_t>(pn.op)];
+  if (op.opcode == HloOpcode::kDynamicUpdateSlice) {
+    matchOverwrite(p, node, c, s, cont);
+    return;
+  }
   if (pn.children.size() != 2) return;
   auto child_op = [&](int32_t k) -> const SymOp& {
     return p.sym->ops[static_cast<size_t>(
@@ -419,7 +423,6 @@ void IsaMatcher::matchIdentityOperand(const UnitPattern& p, int32_t node, ClassI
       matchNode(p, pn.children[static_cast<size_t>(1 - k)], c, next, cont);
     }
   }
-  if (op.opcode == HloOpcode::kDynamicUpdateSlice) matchOverwrite(p, node, c, s, cont);
   if (op.opcode == HloOpcode::kDot && hlo::isInteger(op.type.dtype)) {
     for (int32_t k : {1, 0}) {
       // The identity operand must be an input (possibly widened by converts): phase 1 supplies it.
