@@ -623,6 +623,64 @@ ENTRY m {
   }
 };
 
+// A float value whose finite elements are integers (value_range.h) is its own rounding to nearest
+// even: x = round-nearest-even(x) (±0, ±inf and NaN stay; a signalling NaN would come back quiet,
+// which no float -> integer convert can tell). The node joins x's own class, so a conversion
+// that rounds first (x86's VCVTPS2DQ) can take a value the kernel rounded before clamping it, or
+// one converted from an integer. Applied to the operands of float -> integer converts.
+class RoundIntegral : public IrRule {
+ public:
+  std::string name() const override { return "round-integral"; }
+  std::string identity() const override {
+    return "x = round-nearest-even(x) for float x whose finite elements are integers (x the "
+           "operand of a float -> integer convert)";
+  }
+  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kConvert}; }
+  std::vector<HloOpcode> rhsOps() const override { return {HloOpcode::kRoundNearestEven}; }
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
+    if (!needs.ops.count(HloOpcode::kRoundNearestEven)) return {};
+    return {elementwiseRewrite(
+        b, name(), HloOpcode::kConvert,
+        [&b](const OpDesc& e, ClassId, std::vector<ClassId> xs) -> std::optional<ClassId> {
+          ClassId x = xs[0];
+          if (!hlo::isInteger(e.shape.elementType()) || !hlo::isFloat(b.shape(x).elementType()))
+            return std::nullopt;
+          bool rounded = false;  // already its own rounding (or rounded by the kernel)
+          b.egraph().forEachNode(x, [&](NodeId n) {
+            rounded |= b.ir().opcodeOf(b.egraph().node(n).op()) == HloOpcode::kRoundNearestEven;
+          });
+          if (rounded || !valueRange(b.egraph(), b.ir(), x).integral) return std::nullopt;
+          b.egraph().unite(b.unary(HloOpcode::kRoundNearestEven, x), x);
+          return std::nullopt;
+        })};
+  }
+  std::vector<std::string> examples() const override {
+    return {R"(HloModule e
+ENTRY m {
+  a = f32[4,16] parameter(0)
+  r = f32[4,16] round-nearest-even(a)
+  lo = f32[] constant(0)
+  hi = f32[] constant(255)
+  c = f32[4,16] clamp(lo, r, hi)
+  ROOT q = u8[4,16] convert(c)
+})",
+            R"(HloModule e
+ENTRY m {
+  a = f32[2,8] parameter(0)
+  f = f32[2,8] floor(a)
+  b = s8[2,8] parameter(1)
+  w = f32[2,8] convert(b)
+  m = f32[2,8] maximum(f, w)
+  ROOT q = s32[2,8] convert(m)
+})"};
+  }
+  IsaNeeds exampleNeeds() const override {
+    IsaNeeds n;
+    n.ops = {HloOpcode::kRoundNearestEven, HloOpcode::kConvert};
+    return n;
+  }
+};
+
 // An integer -> narrower integer convert keeps the low bits, whatever the signedness of the
 // result: convert<uN>(x) = bitcast-convert<uN>(convert<sN>(x)) and the reverse. Exact. Only
 // towards a type some unit converts to (AVX-512's VPMOVDB truncates to s8, the kernel asks u8).
@@ -1129,6 +1187,7 @@ std::vector<std::unique_ptr<IrRule>> makeLibrary() {
   rules.push_back(std::make_unique<DotRankOne>());
   rules.push_back(std::make_unique<MovementThroughConvert>());
   rules.push_back(std::make_unique<ClampMinMax>());
+  rules.push_back(std::make_unique<RoundIntegral>());
   rules.push_back(std::make_unique<ConvertGuardedS32>());
   rules.push_back(std::make_unique<ConvertNarrowSignedness>());
   rules.push_back(std::make_unique<SliceOfBroadcast>());
