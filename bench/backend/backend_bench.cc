@@ -269,8 +269,9 @@ Library librarySequence(const taidl::Isa& isa, const hlo::HloModule& m) {
           if (in->opcode() != hlo::HloOpcode::kParameter && cuts.erase(in)) changed = true;
         }
         if (!changed) {
-          lib.error = "piece '" + piece_root->name() + "' does not compile: " + c.error;
-          return lib;
+          // No library sequence at all: a partial sum would read as a (false) comparison.
+          return Library{std::nullopt, 0,
+                         "piece '" + piece_root->name() + "' does not compile: " + c.error};
         }
         break;
       }
