@@ -306,6 +306,57 @@ ROOT d = f32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0})",
                  lit("f32[]", "1.00390625"));
 }
 
+// f32 [m,k] x [k,n] with every row of the lhs `row` and every column of the rhs `col` (bits):
+// the raw bits of the m*n results.
+std::vector<uint32_t> f32Dot(int64_t m, int64_t n, const std::vector<uint32_t>& row,
+                             const std::vector<uint32_t>& col) {
+  auto k = static_cast<int64_t>(row.size());
+  std::vector<uint32_t> a, b;
+  for (int64_t i = 0; i < m; ++i)
+    a.insert(a.end(), row.begin(), row.end());
+  for (int64_t p = 0; p < k; ++p)
+    b.insert(b.end(), static_cast<size_t>(n), col[static_cast<size_t>(p)]);
+  std::string ks = std::to_string(k), ms = std::to_string(m), ns = std::to_string(n);
+  std::string text = "a = f32[" + ms + "," + ks + "] parameter(0)\nb = f32[" + ks + "," + ns +
+                     "] parameter(1)\nROOT d = f32[" + ms + "," + ns +
+                     "] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}";
+  return rawOf<uint32_t>(run(text, {bits<uint32_t>(PrimitiveType::kF32, {m, k}, a),
+                                    bits<uint32_t>(PrimitiveType::kF32, {k, n}, b)}));
+}
+
+TEST(Numerics, DotNanPropagationIsScalarX86InContractingOrder) {
+  constexpr uint32_t kInf = 0x7f800000, kOne = 0x3f800000, kMinusOne = 0xbf800000;
+  constexpr uint32_t kDefaultNan = 0xffc00000;  // x86's: sign set, quiet, zero payload
+  // Shapes whose GEMM runs on the lhs rows (1 x 64) or transposed on the rhs columns (64 x 1).
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{1, 64}, {64, 1}, {5, 7}}) {
+    auto count = static_cast<size_t>(m * n);
+    auto same = [count](uint32_t v) { return std::vector<uint32_t>(count, v); };
+    // Both factors NaN: the lhs element's, quieted (0x7f800001 is signaling).
+    EXPECT_EQ(f32Dot(m, n, {0x7f800001}, {0xffc0bbbb}), same(0x7fc00001)) << m << "x" << n;
+    EXPECT_EQ(f32Dot(m, n, {0xffc0bbbb}, {0x7fc0aaaa}), same(0xffc0bbbb)) << m << "x" << n;
+    // inf*0 and inf + -inf give the default NaN.
+    EXPECT_EQ(f32Dot(m, n, {kInf}, {0}), same(kDefaultNan));
+    EXPECT_EQ(f32Dot(m, n, {kInf, kInf}, {kOne, kMinusOne}), same(kDefaultNan));
+    // The first NaN of the sum stays: the accumulator's NaN wins over a later NaN product.
+    EXPECT_EQ(f32Dot(m, n, {0x7fc01234, kInf}, {kOne, 0}), same(0x7fc01234));
+    EXPECT_EQ(f32Dot(m, n, {kInf, 0x7fc01234}, {0, kOne}), same(kDefaultNan));
+    EXPECT_EQ(f32Dot(m, n, {kOne, 0xffc05678}, {0x7fc01234, 0x7fc0aaaa}), same(0x7fc01234));
+    // Across the GEMM's k blocks (256 deep): a NaN from the first block meets inf*0 at k = 299.
+    std::vector<uint32_t> row(300, kOne), col(300, kOne);
+    row[3] = 0x7fc04321;
+    row[299] = kInf;
+    col[299] = 0;
+    EXPECT_EQ(f32Dot(m, n, row, col), same(0x7fc04321));
+  }
+  // bf16: the f32 NaN rounded to bf16 keeps its sign and the top of its payload.
+  EXPECT_EQ(rawOf<uint16_t>(run(R"(a = bf16[2] parameter(0)
+b = bf16[2] parameter(1)
+ROOT d = bf16[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0})",
+                                {bits<uint16_t>(PrimitiveType::kBF16, {2}, {0x7f80, 0x7fc1}),
+                                 bits<uint16_t>(PrimitiveType::kBF16, {2}, {0x8000, 0xffc2})})),
+            (std::vector<uint16_t>{0xffc0}));
+}
+
 TEST(Numerics, S8DotWidensToS32AndIntegerDotsWrap) {
   EXPECT_LITERAL(run(R"(a = s8[2] parameter(0)
 b = s8[2] parameter(1)

@@ -7,8 +7,11 @@
 #include "hlo/kernels/gemm.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -58,9 +61,20 @@ int64_t roundUp(int64_t x, int64_t m) {
   return (x + m - 1) / m * m;
 }
 
+// Float NaN semantics (docs/numerics.md): the product is lhs * rhs and the sum acc + product, each
+// with x86's NaN rule for its operand order: a NaN operand propagates quieted, the first one if
+// both are NaN; inf*0 and inf-inf give the default NaN. The compiler may swap the operands of a
+// commutative vector multiply or add, which changes the result only when both are NaN. Without
+// NaN operands in the packed panels (and no NaN payload resumed from an earlier k block) that
+// cannot happen: finite or infinite operands make at most default NaNs, whichever operand comes
+// first. Otherwise kExact selects the NaN that propagates explicitly (masked, so the same
+// instructions up to a compare per operation). kRhsFirst: the broadcast operand is the dot's rhs
+// (the transposed problem C^T = B^T A^T), so the packed-B lanes are the lhs.
+enum class NanMode { kFast, kExact, kExactRhsFirst };
+
 // The register-tiled inner kernel: an MR x NR tile of C accumulates kc products per element.
 // `first` starts the sums from +0; otherwise they resume from C.
-template <P kAcc>
+template <P kAcc, NanMode kMode>
 void microKernel(int64_t kc, const Native<kAcc>* ap, const Native<kAcc>* bp, Native<kAcc>* c,
                  int64_t ldc, bool first) {
   using A = Native<kAcc>;
@@ -87,8 +101,22 @@ void microKernel(int64_t kc, const Native<kAcc>* ap, const Native<kAcc>* bp, Nat
     for (int r = 0; r < kMR; ++r) {
       V a = ap[k * kMR + r] - V{};  // broadcast; x - (+0) == x exactly, including -0
 #pragma GCC unroll 8
-      for (int v = 0; v < kNV; ++v)
-        acc[r][v] = acc[r][v] + a * b[v];
+      for (int v = 0; v < kNV; ++v) {
+        if constexpr (kMode == NanMode::kFast) {
+          acc[r][v] = acc[r][v] + a * b[v];
+        } else {
+          // The first operand's NaN (x + x quiets it), else the product: NaN only through the
+          // second operand or inf*0, the same in either operand order. Likewise for the sum,
+          // whose accumulator is already quiet.
+          V p;
+          if constexpr (kMode == NanMode::kExact) {
+            p = a == a ? a * b[v] : a + a;
+          } else {
+            p = b[v] == b[v] ? b[v] * a : b[v] + b[v];
+          }
+          acc[r][v] = acc[r][v] == acc[r][v] ? acc[r][v] + p : acc[r][v];
+        }
+      }
     }
   }
 #pragma GCC unroll 16
@@ -100,7 +128,7 @@ void microKernel(int64_t kc, const Native<kAcc>* ap, const Native<kAcc>* bp, Nat
 }
 
 // A partial tile (mr < MR or nr < NR) runs the same kernel on a local copy of C.
-template <P kAcc>
+template <P kAcc, NanMode kMode>
 void edgeKernel(int64_t kc, const Native<kAcc>* ap, const Native<kAcc>* bp, Native<kAcc>* c,
                 int64_t ldc, bool first, int64_t mr, int64_t nr) {
   constexpr int kMR = Blocking<kAcc>::kMR, kN = kNR<kAcc>;
@@ -109,9 +137,47 @@ void edgeKernel(int64_t kc, const Native<kAcc>* ap, const Native<kAcc>* bp, Nati
     for (int64_t r = 0; r < mr; ++r)
       std::memcpy(tile + r * kN, c + r * ldc, sizeof(tile[0]) * nr);
   }
-  microKernel<kAcc>(kc, ap, bp, tile, kN, first);
+  microKernel<kAcc, kMode>(kc, ap, bp, tile, kN, first);
   for (int64_t r = 0; r < mr; ++r)
     std::memcpy(c + r * ldc, tile + r * kN, sizeof(tile[0]) * nr);
+}
+
+// Runs the MR x NR tiles of an mc x nc block of C over one packed k block.
+template <P kAcc, NanMode kMode>
+void blockKernels(const Native<kAcc>* pa, const Native<kAcc>* pb, Native<kAcc>* c, int64_t ldc,
+                  int64_t mc, int64_t nc, int64_t kc, bool first) {
+  constexpr int kMR = Blocking<kAcc>::kMR, kN = kNR<kAcc>;
+  for (int64_t jr = 0; jr < nc; jr += kN) {
+    int64_t nr = std::min<int64_t>(kN, nc - jr);
+    const Native<kAcc>* bp = pb + (jr / kN) * kN * kc;
+    for (int64_t ir = 0; ir < mc; ir += kMR) {
+      int64_t mr = std::min<int64_t>(kMR, mc - ir);
+      const Native<kAcc>* ap = pa + (ir / kMR) * kMR * kc;
+      Native<kAcc>* ct = c + ir * ldc + jr;
+      if (mr == kMR && nr == kN) {
+        microKernel<kAcc, kMode>(kc, ap, bp, ct, ldc, first);
+      } else {
+        edgeKernel<kAcc, kMode>(kc, ap, bp, ct, ldc, first, mr, nr);
+      }
+    }
+  }
+}
+
+// Whether any of n packed values is a NaN (integers: never): the largest magnitude's bits exceed
+// infinity's (an integer max reduction, which vectorizes).
+template <P kAcc>
+bool anyNan(const Native<kAcc>* x, int64_t n) {
+  if constexpr (kAcc == P::kF32 || kAcc == P::kF64) {
+    using U = std::conditional_t<kAcc == P::kF32, uint32_t, uint64_t>;
+    constexpr U kAbs = ~U{0} >> 1;
+    const U kInf = std::bit_cast<U>(std::numeric_limits<Native<kAcc>>::infinity());
+    U top = 0;
+    for (int64_t i = 0; i < n; ++i)
+      top = std::max(top, static_cast<U>(std::bit_cast<U>(x[i]) & kAbs));
+    return top > kInf;
+  } else {
+    return false;
+  }
 }
 
 // Packs rows [i0, i0+mc) x columns [p0, p0+kc) of A into MR-row micro-panels, k-major,
@@ -341,7 +407,8 @@ void gemmVnni(const MatrixView&, const MatrixView&, int64_t, int64_t, int64_t, u
               GemmWorkspace&) {}
 #endif
 
-template <P kAcc>
+// kRhsFirst: a and b are the dot's rhs and lhs transposed (see NanMode).
+template <P kAcc, bool kRhsFirst>
 void gemmTyped(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, int64_t k,
                Native<kAcc>* c, int64_t ldc, GemmWorkspace& ws) {
   using B = Blocking<kAcc>;
@@ -364,27 +431,26 @@ void gemmTyped(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, i
   auto* pb = reinterpret_cast<Native<kAcc>*>(ws.packedB());
   for (int64_t jc = 0; jc < n; jc += B::kNC) {
     int64_t nc = std::min(B::kNC, n - jc);
+    // Whether a NaN operand was packed for these columns, so C may hold NaN payloads.
+    bool nan_seen = false;
     for (int64_t pc = 0; pc < k; pc += B::kKC) {
       int64_t kc = std::min(B::kKC, k - pc);
       bool first = pc == 0;
       pack_b(b, pc, kc, jc, nc, pb);
+      nan_seen |= anyNan<kAcc>(pb, roundUp(nc, kN) * kc);
       for (int64_t ic = 0; ic < m; ic += B::kMC) {
         int64_t mc = std::min(B::kMC, m - ic);
         pack_a(a, ic, mc, pc, kc, pa);
-        for (int64_t jr = 0; jr < nc; jr += kN) {
-          int64_t nr = std::min<int64_t>(kN, nc - jr);
-          const Native<kAcc>* bp = pb + (jr / kN) * kN * kc;
-          for (int64_t ir = 0; ir < mc; ir += kMR) {
-            int64_t mr = std::min<int64_t>(kMR, mc - ir);
-            const Native<kAcc>* ap = pa + (ir / kMR) * kMR * kc;
-            Native<kAcc>* ct = c + (ic + ir) * ldc + jc + jr;
-            if (mr == kMR && nr == kN) {
-              microKernel<kAcc>(kc, ap, bp, ct, ldc, first);
-            } else {
-              edgeKernel<kAcc>(kc, ap, bp, ct, ldc, first, mr, nr);
-            }
+        nan_seen |= anyNan<kAcc>(pa, roundUp(mc, kMR) * kc);
+        Native<kAcc>* cb = c + ic * ldc + jc;
+        if constexpr (kAcc == P::kF32 || kAcc == P::kF64) {
+          if (nan_seen) {
+            constexpr NanMode kMode = kRhsFirst ? NanMode::kExactRhsFirst : NanMode::kExact;
+            blockKernels<kAcc, kMode>(pa, pb, cb, ldc, mc, nc, kc, first);
+            continue;
           }
         }
+        blockKernels<kAcc, NanMode::kFast>(pa, pb, cb, ldc, mc, nc, kc, first);
       }
     }
   }
@@ -414,14 +480,14 @@ template <P kAcc>
 void gemmOriented(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, int64_t k,
                   Native<kAcc>* c, int64_t ldc, GemmWorkspace& ws) {
   if (!ws.transposed()) {
-    gemmTyped<kAcc>(a, b, m, n, k, c, ldc, ws);
+    gemmTyped<kAcc, false>(a, b, m, n, k, c, ldc, ws);
     return;
   }
   // Products are commutative, so B^T A^T sums exactly the same products in the same order.
   MatrixView at{a.data, a.type, a.col_stride, a.row_stride};
   MatrixView bt{b.data, b.type, b.col_stride, b.row_stride};
   auto* ct = reinterpret_cast<Native<kAcc>*>(ws.transposedC());
-  gemmTyped<kAcc>(bt, at, n, m, k, ct, m, ws);
+  gemmTyped<kAcc, true>(bt, at, n, m, k, ct, m, ws);
   for (int64_t j = 0; j < n; ++j) {
     for (int64_t i = 0; i < m; ++i)
       c[i * ldc + j] = ct[j * m + i];

@@ -8,6 +8,11 @@
 // cache-sized panels, a register-tiled vector micro-kernel) without changing that order: a k block
 // resumes from the partial sums the previous block left in C.
 //
+// NaNs (docs/numerics.md): each product is A[i][p] * B[p][j] and each sum acc + product with
+// x86's rule for that operand order: a NaN operand propagates quieted, the first operand's when
+// both are NaN; inf*0 and inf-inf give the default NaN (negative, zero payload). So every element
+// is exactly the scalar loop's, whatever the blocking, tile edge or orientation.
+//
 // Accumulation types: f32 (f16/bf16/f32 operands), f64, and u32/u64 for integer dots, whose
 // wrap-around sums are exact modulo 2^32 / 2^64 whatever the order (s8 x s8 -> s32 widens each
 // operand first, then multiplies and adds modulo 2^32).
