@@ -397,6 +397,24 @@ ROOT c = f32[1,1,3] convolution(x, k), window={size=2 pad=1_1}, dim_labels=bf0_o
   EXPECT_TRUE(std::isinf(r.getDouble(2)));
 }
 
+TEST(Numerics, ConvolutionNanIsTheInputElementsFirst) {
+  // Both factors NaN: the input element's (the lhs of each product), whichever way the GEMM runs
+  // (64 positions x 1 output feature, or 1 position x 64 features).
+  for (auto [w, o] : {std::pair<int64_t, int64_t>{64, 1}, {1, 64}}) {
+    std::string ws = std::to_string(w), os = std::to_string(o);
+    Literal x = bits<uint32_t>(PrimitiveType::kF32, {1, 1, w},
+                               std::vector<uint32_t>(static_cast<size_t>(w), 0x7fc01111));
+    Literal k = bits<uint32_t>(PrimitiveType::kF32, {o, 1, 1},
+                               std::vector<uint32_t>(static_cast<size_t>(o), 0xffc02222));
+    Literal r = run("x = f32[1,1," + ws + "] parameter(0)\nk = f32[" + os +
+                        ",1,1] parameter(1)\nROOT c = f32[1," + os + "," + ws +
+                        "] convolution(x, k), window={size=1}, dim_labels=bf0_oi0->bf0",
+                    {x, k});
+    EXPECT_EQ(rawOf<uint32_t>(r), std::vector<uint32_t>(static_cast<size_t>(w * o), 0x7fc01111))
+        << w << " positions, " << o << " features";
+  }
+}
+
 // ---- reductions --------------------------------------------------------------------------------
 
 const char* kAddBf16 =
