@@ -1,8 +1,10 @@
 // The compiler backend against the per-operation library sequence (ACT paper §8: fused kernels vs
 // a library of one kernel per operation).
 //
-// For each kernel: the compiled program's instruction count, spec cost and bytes moved between
-// buffers (backend::measure: HBM <-> scratchpads and scratchpad <-> accumulator), beside the same
+// For each kernel: the compiled program's instruction count, spec cost, bytes moved between
+// buffers (backend::measure: HBM <-> scratchpads and scratchpad <-> accumulator) and bytes moved
+// between HBM and the on-chip buffers (`hbm`, the data movement of the ACT evaluation and of the
+// "movement" change below), beside the same
 // quantities summed over the "library sequence": the kernel cut at every value of its interface
 // element types (the element types of its parameters and results, i.e. where a library call
 // would take its operands from HBM and store its result), each piece compiled as its own kernel.
@@ -45,7 +47,8 @@ struct Row {
   std::string text;  // HLO
 };
 
-// Geomean of spec-cost gains, their maximum and the mean data-movement change over a set of rows.
+// Geomean of spec-cost gains, their maximum and the mean change of HBM <-> on-chip bytes over a set
+// of rows.
 struct Summary {
   double log_gain = 0, max_gain = 0, reduction = 0;
   int n = 0;
@@ -55,7 +58,7 @@ struct Summary {
   void print(const char* what) const {
     if (n == 0) return;
     std::printf(
-        "over %s (%d): geomean spec-cost gain %.2fx (max %.2fx), mean data-movement change "
+        "over %s (%d): geomean spec-cost gain %.2fx (max %.2fx), mean HBM data-movement change "
         "%.1f%%\n",
         what, n, std::exp(log_gain / n), max_gain, -100 * reduction / n);
   }
@@ -143,7 +146,7 @@ std::vector<Row> rows() {
 }
 
 struct Costs {
-  int64_t instructions = 0, spec = 0, bytes = 0;
+  int64_t instructions = 0, spec = 0, bytes = 0, hbm = 0;
 };
 
 struct Compiled {
@@ -162,7 +165,7 @@ Compiled compileText(const taidl::Isa& isa, const std::string& text, bool verify
     auto m = hlo::parseModule(text, "kernel.hlo");
     hlo::verifyModule(*m);
     backend::CompileResult r = backend::compile(isa, *m);
-    c.costs = Costs{r.costs.instructions, r.costs.spec, r.costs.bytes};
+    c.costs = Costs{r.costs.instructions, r.costs.spec, r.costs.bytes, r.costs.hbm_bytes};
     if (verify) c.verified = backend::verify(isa, *m, r.program, {.sets = 1, .seed = 3}).ok;
   } catch (const std::exception& e) {
     c.error = firstLine(e.what());
@@ -280,6 +283,7 @@ Library librarySequence(const taidl::Isa& isa, const hlo::HloModule& m) {
       sum.instructions += c.costs->instructions;
       sum.spec += c.costs->spec;
       sum.bytes += c.costs->bytes;
+      sum.hbm += c.costs->hbm;
       lib.costs = sum;
     }
     if (!changed) return lib;
@@ -331,9 +335,9 @@ int main(int argc, char** argv) {
     }
   }
   std::map<std::string, taidl::Isa> isas;
-  std::printf("%-20s %5s | %6s %8s %8s | %6s %8s %8s %6s | %7s %7s | %9s %9s  %s\n", "kernel",
-              "nodes", "instr", "spec", "bytes", "lib.in", "lib.spec", "lib.byte", "pieces",
-              "spec x", "bytes", "wall", "cpu", "verify");
+  std::printf("%-20s %5s | %6s %8s %8s %7s | %6s %8s %8s %7s %6s | %7s %7s | %9s %9s  %s\n",
+              "kernel", "nodes", "instr", "spec", "bytes", "hbm", "lib.in", "lib.spec", "lib.byte",
+              "lib.hbm", "pieces", "spec x", "hbm", "wall", "cpu", "verify");
   Summary multi_piece, act_compositions, all;
   std::vector<std::string> notes;
   for (const Row& row : rows()) {
@@ -352,21 +356,23 @@ int main(int argc, char** argv) {
     Library lib = librarySequence(isa, *m);
     auto [wall_ms, cpu_ms] = medianCompileMs(isa, *m, runs);
     const Costs& f = *fused.costs;
-    std::printf("%-20s %5lld | %6lld %8lld %8lld | ", row.name.c_str(),
+    std::printf("%-20s %5lld | %6lld %8lld %8lld %7lld | ", row.name.c_str(),
                 static_cast<long long>(nodes), static_cast<long long>(f.instructions),
-                static_cast<long long>(f.spec), static_cast<long long>(f.bytes));
+                static_cast<long long>(f.spec), static_cast<long long>(f.bytes),
+                static_cast<long long>(f.hbm));
     if (lib.costs) {
       const Costs& l = *lib.costs;
       double gain = static_cast<double>(l.spec) / static_cast<double>(f.spec);
-      double red = 1.0 - static_cast<double>(f.bytes) / static_cast<double>(l.bytes);
-      std::printf("%6lld %8lld %8lld %6d | %6.2fx %6.1f%% | ",
+      double red = 1.0 - static_cast<double>(f.hbm) / static_cast<double>(l.hbm);
+      std::printf("%6lld %8lld %8lld %7lld %6d | %6.2fx %6.1f%% | ",
                   static_cast<long long>(l.instructions), static_cast<long long>(l.spec),
-                  static_cast<long long>(l.bytes), lib.pieces, gain, -100 * red);
+                  static_cast<long long>(l.bytes), static_cast<long long>(l.hbm), lib.pieces, gain,
+                  -100 * red);
       all.add(gain, red);
       if (lib.pieces > 1) multi_piece.add(gain, red);
       if (isActComposition(row.name)) act_compositions.add(gain, red);
     } else {
-      std::printf("%6s %8s %8s %6s | %7s %7s | ", "-", "-", "-", "-", "-", "-");
+      std::printf("%6s %8s %8s %7s %6s | %7s %7s | ", "-", "-", "-", "-", "-", "-", "-");
       notes.push_back(row.name + ": no library sequence: " + lib.error);
     }
     std::printf("%6.1f ms %6.1f ms  %s\n", wall_ms, cpu_ms, fused.verified ? "ok" : "MISMATCH");

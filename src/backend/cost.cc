@@ -1,5 +1,7 @@
 #include "backend/cost.h"
 
+#include <algorithm>
+
 #include "taidl/expr.h"
 
 namespace tacit::backend {
@@ -52,6 +54,28 @@ int64_t bytesMoved(const taidl::SymCase& sym, const isel::PiiGraph& graph,
   return bytes;
 }
 
+// A load moves its HBM inputs into an on-chip buffer, a store its on-chip inputs into HBM: the
+// smaller of what crosses on each side (a pitched load reads a span with gaps but moves its rows;
+// a widening load moves the narrow bytes; a read-modify-write store's HBM operand is its own
+// region). HBM-to-HBM instructions and on-chip moves count 0.
+int64_t hbmBytes(const taidl::Isa& isa, const taidl::SymCase& sym, const isel::PiiGraph& graph,
+                 const isel::PiiNode& node) {
+  auto hbm = [&](int32_t buffer) { return isa.buffers[static_cast<size_t>(buffer)].is_hbm; };
+  bool writes_hbm = false;
+  for (const taidl::SymSlice& out : sym.outputs)
+    writes_hbm |= hbm(out.buffer);
+  int64_t in = 0, out = 0;
+  for (size_t i = 0; i < sym.inputs.size(); ++i) {
+    if (hbm(sym.inputs[i].buffer) == writes_hbm) continue;
+    in += graph.values[static_cast<size_t>(node.operands[i])].shape.byteSize();
+  }
+  for (size_t k = 0; k < sym.outputs.size() && k < node.outputs.size(); ++k) {
+    if (node.outputs[k] < 0) continue;
+    out += graph.values[static_cast<size_t>(node.outputs[k])].shape.byteSize();
+  }
+  return std::min(in, out);
+}
+
 }  // namespace
 
 int64_t callCost(CostModel model, const taidl::Isa& isa, const isel::UnitSet& units,
@@ -91,6 +115,9 @@ ProgramCosts measure(const taidl::Isa& isa, const isel::UnitSet& units, const is
     c.instructions += callCost(CostModel::kCount, isa, units, graph, node, attrs);
     c.spec += callCost(CostModel::kSpec, isa, units, graph, node, attrs);
     c.bytes += callCost(CostModel::kBytes, isa, units, graph, node, attrs);
+    const isel::Unit& u = units.units[static_cast<size_t>(node.unit)];
+    c.hbm_bytes +=
+        hbmBytes(isa, u.semantics->cases[static_cast<size_t>(node.case_index)], graph, node);
   }
   return c;
 }

@@ -26,6 +26,9 @@ struct ProgramCosts {
   int64_t instructions = 0;
   int64_t spec = 0;
   int64_t bytes = 0;
+  // Bytes crossing between HBM and the on-chip buffers: what loads read from HBM and what stores
+  // write to it (HBM-to-HBM instructions and on-chip moves count 0). Reported, not a cost model.
+  int64_t hbm_bytes = 0;
   int64_t of(CostModel m) const {
     return m == CostModel::kCount ? instructions : m == CostModel::kSpec ? spec : bytes;
   }

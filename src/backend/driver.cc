@@ -355,7 +355,8 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
   log << "compiled " << kernel_path << " for " << isa.name << ": " << result.costs.instructions
       << " instructions, cost " << result.costs.of(result.model) << " ("
       << costModelName(result.model) << "), " << result.costs.bytes
-      << " bytes moved between buffers\n";
+      << " bytes moved between buffers (" << result.costs.hbm_bytes
+      << " between HBM and on-chip buffers)\n";
   if (request.stats) log << result.stats.text();
   if (request.explain) {
     log << "chosen instruction graph:\n" << result.graph.str(isa, isel::buildUnits(isa));

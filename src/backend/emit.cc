@@ -194,7 +194,8 @@ std::string emitJson(const taidl::Isa& isa, const oracle::Program& program,
   }
   out << "\n  ],\n  \"cost\": {\"model\": " << jsonString(extras.cost_model)
       << ", \"instructions\": " << extras.costs.instructions << ", \"spec\": " << extras.costs.spec
-      << ", \"bytes\": " << extras.costs.bytes << "}";
+      << ", \"bytes\": " << extras.costs.bytes << ", \"hbm_bytes\": " << extras.costs.hbm_bytes
+      << "}";
   if (!extras.statistics_json.empty()) out << ",\n  \"statistics\": " << extras.statistics_json;
   out << "\n}\n";
   return out.str();
