@@ -300,6 +300,14 @@ AttrId IrLanguage::encode(const OpDesc& desc) {
   return id;
 }
 
+std::optional<AttrId> IrLanguage::findEncoded(const OpDesc& desc) const {
+  return lang_->attrs().find(encodeOpBytes(desc));
+}
+
+std::optional<AttrId> IrLanguage::findEncoded(const OverlayDesc& desc) const {
+  return lang_->attrs().find(encodeOverlayBytes(desc));
+}
+
 AttrId IrLanguage::encode(const PiiDesc& desc) {
   AttrId id = lang_->attrs().intern(encodePiiBytes(desc));
   Decoded d;

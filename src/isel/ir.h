@@ -102,6 +102,9 @@ class IrLanguage {
   AttrId encode(const PiiDesc& desc);
   AttrId encode(const InputDesc& desc);
   AttrId encode(const OverlayDesc& desc);
+  // The attribute of `desc` if it was encoded before (nothing is interned).
+  std::optional<AttrId> findEncoded(const OpDesc& desc) const;
+  std::optional<AttrId> findEncoded(const OverlayDesc& desc) const;
   // Decoded views; the reference stays valid for the language's lifetime.
   const OpDesc& opDesc(AttrId attr) const;
   const PiiDesc& piiDesc(AttrId attr) const;

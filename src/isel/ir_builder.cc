@@ -45,7 +45,16 @@ ClassId IrBuilder::add(OpDesc desc, std::span<const ClassId> children) {
   }
   desc.shape = *result.shape;
   desc.shape.clearLayouts();
+  if (probing_) return existing(ir_.opFor(desc.opcode), ir_.findEncoded(desc), children);
   return g_.add(ir_.opFor(desc.opcode), ir_.encode(desc), children);
+}
+
+ClassId IrBuilder::existing(egraph::OpId op, std::optional<egraph::AttrId> attr,
+                            std::span<const ClassId> children) const {
+  if (!attr) throw ProbeMiss{};
+  std::optional<ClassId> c = g_.lookup(op, *attr, children);
+  if (!c) throw ProbeMiss{};
+  return *c;
 }
 
 ClassId IrBuilder::constant(hlo::Literal literal) {
@@ -62,12 +71,14 @@ ClassId IrBuilder::undef(const hlo::Shape& type) {
   d.opcode = HloOpcode::kUnknown;
   d.shape = type;
   d.shape.clearLayouts();
+  if (probing_) return existing(ir_.undefOp(), ir_.findEncoded(d), {});
   return g_.add(ir_.undefOp(), ir_.encode(d));
 }
 
 ClassId IrBuilder::overlay(const OverlayDesc& desc, std::span<const ClassId> writers) {
   if (writers.size() != desc.parts.size())
     throw std::logic_error("isel: an overlay needs one writer per part");
+  if (probing_) return existing(ir_.overlayOp(), ir_.findEncoded(desc), writers);
   return g_.add(ir_.overlayOp(), ir_.encode(desc), writers);
 }
 

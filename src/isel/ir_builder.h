@@ -2,6 +2,7 @@
 // that the kernel importer and every rewrite build well-typed nodes the same way.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -44,10 +45,37 @@ class IrBuilder {
   egraph::EGraph& egraph() { return g_; }
   IrLanguage& ir() { return ir_; }
 
+  // Runs `build` (which adds nodes through this builder) without changing the e-graph: every add
+  // only looks its node up (no attribute is interned, no node added). Returns build's class if
+  // every node it builds exists already, else nullopt (at the first missing node). A rule whose
+  // right side exists already in the matched class changes nothing, whatever its precondition
+  // says: probing first skips an expensive precondition on the matches of earlier iterations.
+  template <typename Fn>
+  std::optional<ClassId> probe(Fn&& build) {
+    probing_ = true;
+    try {
+      ClassId c = build();
+      probing_ = false;
+      return c;
+    } catch (const ProbeMiss&) {
+      probing_ = false;
+      return std::nullopt;
+    } catch (...) {
+      probing_ = false;
+      throw;
+    }
+  }
+
  private:
+  struct ProbeMiss {};
+  // The existing class of (op, attr, children) while probing; throws ProbeMiss if there is none.
+  ClassId existing(egraph::OpId op, std::optional<egraph::AttrId> attr,
+                   std::span<const ClassId> children) const;
+
   egraph::EGraph& g_;
   IrLanguage& ir_;
   const ShapeAnalysis& shapes_;
+  bool probing_ = false;
 };
 
 }  // namespace tacit::isel

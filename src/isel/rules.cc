@@ -546,7 +546,7 @@ class ConvertGuardedS32 : public IrRule {
     }
     return {elementwiseRewrite(
         b, name(), HloOpcode::kConvert,
-        [&b](const OpDesc& e, ClassId, std::vector<ClassId> xs) -> std::optional<ClassId> {
+        [&b](const OpDesc& e, ClassId matched, std::vector<ClassId> xs) -> std::optional<ClassId> {
           using hlo::PrimitiveType;
           PrimitiveType to = e.shape.elementType();
           ClassId x = xs[0];
@@ -554,24 +554,33 @@ class ConvertGuardedS32 : public IrRule {
           if (!hlo::isInteger(to) || hlo::bitWidth(to) >= 32 ||
               (from != PrimitiveType::kF32 && from != PrimitiveType::kF64))
             return std::nullopt;
+          std::vector<int64_t> dims = e.shape.dims();
+          auto guarded = [&]() -> ClassId {
+            auto cmp = [&](double bound, hlo::ComparisonDirection dir) {
+              OpDesc c;
+              c.opcode = HloOpcode::kCompare;
+              c.attrs.direction = dir;
+              ClassId kids[] = {x, splat(b, from, bound, dims)};
+              return b.add(std::move(c), kids);
+            };
+            const double limit = 2147483648.0;
+            ClassId ok = b.binary(HloOpcode::kAnd, cmp(-limit, hlo::ComparisonDirection::kGe),
+                                  cmp(limit, hlo::ComparisonDirection::kLt));
+            OpDesc sel;
+            sel.opcode = HloOpcode::kSelect;
+            ClassId kids[] = {ok, b.convert(x, PrimitiveType::kS32),
+                              splat(b, PrimitiveType::kS32, -limit, dims)};
+            return b.convert(b.add(std::move(sel), kids), to);
+          };
+          // Applied in an earlier iteration: the guarded form is the matched class already, so
+          // the application changes nothing whatever the range is (the range is the costly part:
+          // every iteration matches every convert again).
+          if (std::optional<ClassId> done = b.probe(guarded);
+              done && b.egraph().same(*done, matched))
+            return std::nullopt;
           ValueRange target = ValueRange::of(to);
           if (!valueRange(b.egraph(), b.ir(), x).within(target.lo, target.hi)) return std::nullopt;
-          std::vector<int64_t> dims = e.shape.dims();
-          auto cmp = [&](double bound, hlo::ComparisonDirection dir) {
-            OpDesc c;
-            c.opcode = HloOpcode::kCompare;
-            c.attrs.direction = dir;
-            ClassId kids[] = {x, splat(b, from, bound, dims)};
-            return b.add(std::move(c), kids);
-          };
-          const double limit = 2147483648.0;
-          ClassId ok = b.binary(HloOpcode::kAnd, cmp(-limit, hlo::ComparisonDirection::kGe),
-                                cmp(limit, hlo::ComparisonDirection::kLt));
-          OpDesc sel;
-          sel.opcode = HloOpcode::kSelect;
-          ClassId kids[] = {ok, b.convert(x, PrimitiveType::kS32),
-                            splat(b, PrimitiveType::kS32, -limit, dims)};
-          return b.convert(b.add(std::move(sel), kids), to);
+          return guarded();
         })};
   }
   std::vector<std::string> examples() const override {
