@@ -233,6 +233,9 @@ bool AlphaSolver::settle() {
 struct IsaMatcher::Accepted {
   int32_t pattern;
   State state;
+  uint64_t pair = kNoPair;  // the (pattern, class) key of a non-movement match
+  bool replayed = false;    // the state is the previous run's (the pair did not change)
+  static constexpr uint64_t kNoPair = ~uint64_t{0};
 };
 
 IsaMatcher::IsaMatcher(const taidl::Isa& isa, const UnitSet& units, IrBuilder& b)
@@ -748,7 +751,7 @@ ClassId IsaMatcher::construct(const UnitPattern& p, const State& matched) {
   const Unit& u = units_.units[static_cast<size_t>(p.unit)];
   PiiDesc pii = piiDescFor(p, u, s.alpha, b_.shape(result));
   ClassId node = b_.egraph().add(b_.ir().piiOp(), b_.ir().encode(pii), inputs);
-  b_.egraph().unite(node, result);
+  uniteConstructed(node, result);
   return result;
 }
 
@@ -1050,18 +1053,113 @@ ClassId IsaMatcher::constructPureMovement(const UnitPattern& p, const State& s) 
   ClassId input = s.view_base.valid() ? viewInput(s) : invertChain(p, chain, t, s);
   PiiDesc pii = piiDescFor(p, u, s.alpha, b_.shape(t));
   ClassId node = b_.egraph().add(b_.ir().piiOp(), b_.ir().encode(pii), {input});
-  b_.egraph().unite(node, t);
+  uniteConstructed(node, t);
   return t;
 }
 
+// The height of pattern p's skeleton: a match of it at class x reads the e-nodes of classes at
+// most this many e-node children below x (leaves are matched by type and class only; the input
+// chains below them are constructed, not matched).
+int32_t IsaMatcher::patternHeight(const UnitPattern& p) const {
+  int32_t height = 0;
+  std::vector<std::pair<int32_t, int32_t>> stack{{p.skeleton_root, 0}};
+  while (!stack.empty()) {
+    auto [node, depth] = stack.back();
+    stack.pop_back();
+    height = std::max(height, depth);
+    if (isLeaf(p, node)) continue;
+    for (int32_t child : p.nodes[static_cast<size_t>(node)].children)
+      stack.emplace_back(child, depth + 1);
+  }
+  return height;
+}
+
+// Per class id: the fewest e-node children between the class and a class whose e-nodes
+// (operator, attribute, canonical children) differ from the previous run's, or that is new (0: it
+// changed itself); kUnchanged beyond every pattern's height. Remembers the e-nodes for the next
+// run.
+std::vector<int32_t> IsaMatcher::changedNeighbourhoods() {
+  const egraph::EGraph& g = b_.egraph();
+  if (heights_.empty()) {
+    for (const UnitPattern& p : units_.patterns)
+      heights_.push_back(p.pure_movement ? 0 : patternHeight(p));
+  }
+  int32_t height = 0;
+  for (int32_t h : heights_)
+    height = std::max(height, h);
+  size_t ids = 0;
+  for (ClassId c : g.classes())
+    ids = std::max<size_t>(ids, c.value + 1);
+  std::vector<int32_t> distance(ids, kUnchanged);
+  std::vector<uint32_t> words, begin(ids, 0), end(ids, 0);
+  std::vector<ClassId> frontier;
+  for (ClassId c : g.classes()) {
+    begin[c.value] = static_cast<uint32_t>(words.size());
+    for (NodeId n : g.nodes(c)) {
+      egraph::ENode e = g.node(n);
+      words.push_back(e.op().value);
+      words.push_back(e.attr().value);
+      words.push_back(static_cast<uint32_t>(e.arity()));
+      for (ClassId k : e.children())
+        words.push_back(k.value);
+    }
+    end[c.value] = static_cast<uint32_t>(words.size());
+    bool same = c.value < words_begin_.size() &&
+                words_end_[c.value] - words_begin_[c.value] == end[c.value] - begin[c.value] &&
+                std::equal(words.begin() + begin[c.value], words.begin() + end[c.value],
+                           node_words_.begin() + words_begin_[c.value]);
+    if (!same) {
+      distance[c.value] = 0;
+      frontier.push_back(c);
+    }
+  }
+  node_words_ = std::move(words);
+  words_begin_ = std::move(begin);
+  words_end_ = std::move(end);
+  // Breadth first up the parents, to the tallest pattern's height.
+  std::vector<ClassId> next;
+  for (int32_t level = 1; level <= height && !frontier.empty(); ++level) {
+    next.clear();
+    for (ClassId c : frontier) {
+      g.forEachParent(c, [&](NodeId n) {
+        ClassId parent = g.classOf(n);
+        if (parent.value < distance.size() && distance[parent.value] == kUnchanged) {
+          distance[parent.value] = level;
+          next.push_back(parent);
+        }
+      });
+    }
+    std::swap(frontier, next);
+  }
+  return distance;
+}
+
+void IsaMatcher::uniteConstructed(ClassId node, ClassId result) {
+  egraph::EGraph& g = b_.egraph();
+  ClassId a = g.find(node), r = g.find(result);
+  if (!g.unite(a, r)) return;
+  ClassId loser = g.find(a) == a ? r : a;
+  if (loser.value < first_new_class_) merged_old_ = true;
+}
+
+void IsaMatcher::replayFailure(const MatchFailure& f) {
+  uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(f.pattern)) << 32) | f.eclass.value;
+  ++failure_counts_[key];
+  failures_.push_back(f);
+}
+
 size_t IsaMatcher::run() {
+  std::vector<MatchFailure> previous_failures = std::move(failures_);
+  std::unordered_map<uint64_t, PairRecord> previous = std::move(records_);
   failures_.clear();
   failure_counts_.clear();
   accepted_.clear();
+  records_.clear();
   egraph::EGraph& g = b_.egraph();
   ViewIndex views(g, b_);
   views_ = &views;
   std::vector<ClassId> classes(g.classes().begin(), g.classes().end());
+  const std::vector<int32_t> changed_within = changedNeighbourhoods();
   // Match everything on the clean e-graph first, then construct (construction adds nodes).
   for (size_t pi = 0; pi < units_.patterns.size(); ++pi) {
     const UnitPattern& p = units_.patterns[pi];
@@ -1072,26 +1170,80 @@ size_t IsaMatcher::run() {
       if (shape.elementType() != top.type.dtype ||
           shape.rank() != static_cast<int64_t>(top.type.dims.size()))
         continue;
-      if (p.pure_movement) {
-        tryPureMovement(static_cast<int32_t>(pi), c);
-        tryStridedLoad(static_cast<int32_t>(pi), c);
-        continue;
+      const uint64_t pair = (static_cast<uint64_t>(pi) << 32) | c.value;
+      PairRecord& record = records_[pair];
+      // A movement pattern matched from the output side reads only the class's type; any other
+      // pattern the e-nodes within its height.
+      auto old = !p.pure_movement && changed_within[c.value] <= heights_[pi] ? previous.end()
+                                                                             : previous.find(pair);
+      if (old != previous.end()) {
+        // Unchanged since the previous run: the same failures and matches.
+        record.match_begin = static_cast<uint32_t>(failures_.size());
+        for (uint32_t i = old->second.match_begin; i < old->second.match_end; ++i)
+          replayFailure(previous_failures[i]);
+        record.match_end = static_cast<uint32_t>(failures_.size());
+        for (State& s : old->second.accepted)
+          accepted_.push_back({static_cast<int32_t>(pi), std::move(s), pair, true});
+        if (!old->second.accepted.empty()) {
+          record.construct_begin = old->second.construct_begin;  // in previous_failures
+          record.construct_end = old->second.construct_end;
+        }
+      } else {
+        record.match_begin = static_cast<uint32_t>(failures_.size());
+        size_t first = accepted_.size();
+        // Every class of the right type is a candidate: the root may match by an identity skip.
+        if (p.pure_movement) {
+          tryPureMovement(static_cast<int32_t>(pi), c);
+        } else {
+          tryPattern(static_cast<int32_t>(pi), c);
+        }
+        record.match_end = static_cast<uint32_t>(failures_.size());
+        for (size_t i = first; i < accepted_.size(); ++i)
+          accepted_[i].pair = pair;
       }
-      // Every class of the right type is a candidate: the root may match by an identity skip.
-      tryPattern(static_cast<int32_t>(pi), c);
+      // Strided loads depend on the class's views, which depend on the order of the queries
+      // (view_index.h): matched every run.
+      if (p.pure_movement) tryStridedLoad(static_cast<int32_t>(pi), c);
     }
   }
   size_t before = g.nodeCount();
   size_t unions = 0;
-  for (const Accepted& a : accepted_) {
+  // A construction that merges a class that existed before construction into another class
+  // changes the canonical children that later constructions look up: from then on replayed states
+  // are constructed again (what the full run would do with the states it matched again).
+  first_new_class_ = static_cast<uint32_t>(g.nodeIdCount());
+  merged_old_ = false;
+  for (size_t i = 0; i < accepted_.size(); ++i) {
+    Accepted& a = accepted_[i];
     const UnitPattern& p = units_.patterns[static_cast<size_t>(a.pattern)];
-    try {
-      ClassId result = p.pure_movement ? constructPureMovement(p, a.state) : construct(p, a.state);
-      (void)result;
-    } catch (const std::logic_error& e) {
-      fail(a.pattern, a.state.cls[static_cast<size_t>(p.pure_movement ? p.root : p.skeleton_root)],
-           e.what());
+    const bool first_of_pair =
+        a.pair != Accepted::kNoPair && (i == 0 || accepted_[i - 1].pair != a.pair);
+    PairRecord* record = a.pair == Accepted::kNoPair ? nullptr : &records_[a.pair];
+    if (first_of_pair) {
+      // The pair's construction failures: replayed, or those this run records.
+      if (a.replayed && !merged_old_) {
+        uint32_t begin = static_cast<uint32_t>(failures_.size());
+        for (uint32_t f = record->construct_begin; f < record->construct_end; ++f)
+          replayFailure(previous_failures[f]);
+        record->construct_begin = begin;
+        record->construct_end = static_cast<uint32_t>(failures_.size());
+      } else {
+        record->construct_begin = record->construct_end = static_cast<uint32_t>(failures_.size());
+      }
     }
+    if (!a.replayed || merged_old_) {
+      try {
+        ClassId result =
+            p.pure_movement ? constructPureMovement(p, a.state) : construct(p, a.state);
+        (void)result;
+      } catch (const std::logic_error& e) {
+        fail(a.pattern,
+             a.state.cls[static_cast<size_t>(p.pure_movement ? p.root : p.skeleton_root)],
+             e.what());
+      }
+      if (record) record->construct_end = static_cast<uint32_t>(failures_.size());
+    }
+    if (record) record->accepted.push_back(std::move(a.state));
   }
   accepted_.clear();
   views_ = nullptr;

@@ -130,10 +130,32 @@ class IsaMatcher {
                       const State& s);
   void fail(int32_t pattern, ClassId c, std::string_view reason);
 
+  // Incremental matching: a (pattern, class) pair whose class has the same e-nodes within the
+  // patterns' height (every class a match can read) as at the previous run() is not matched
+  // again. Its failures and accepted states are the previous run's; its construction is skipped
+  // (it would only find the nodes it built before), unless a construction of this run merged two
+  // classes that existed before it (then the stored states are constructed again).
+  struct PairRecord {
+    uint32_t match_begin = 0, match_end = 0;  // its matching failures, in the run's failures_
+    uint32_t construct_begin = 0, construct_end = 0;  // its construction failures
+    std::vector<State> accepted;
+  };
+  static constexpr int32_t kUnchanged = INT32_MAX;
+  std::vector<int32_t> changedNeighbourhoods();
+  int32_t patternHeight(const UnitPattern& p) const;
+  void replayFailure(const MatchFailure& f);
+  void uniteConstructed(ClassId node, ClassId result);
+
   const taidl::Isa& isa_;
   const UnitSet& units_;
   IrBuilder& b_;
   std::vector<MatchFailure> failures_;
+  std::unordered_map<uint64_t, PairRecord> records_;  // of the previous run, by (pattern, class)
+  // Per class id: its e-nodes (op, attr, arity, children) at the previous run, as words.
+  std::vector<uint32_t> node_words_, words_begin_, words_end_;
+  std::vector<int32_t> heights_;  // per pattern: patternHeight() (movement patterns: 0)
+  uint32_t first_new_class_ = 0;  // during run()'s construction: classes below existed before it
+  bool merged_old_ = false;
   // Failures recorded per (pattern, class), so that fail() stays O(1) on large e-graphs.
   std::unordered_map<uint64_t, uint32_t> failure_counts_;
   std::vector<Accepted> accepted_;

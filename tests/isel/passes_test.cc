@@ -2,8 +2,20 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <tuple>
+
+#include "common/paths.h"
+#include "egraph/runner.h"
+#include "hlo/parser.h"
 #include "hlo/random_literal.h"
+#include "isel/isa_match.h"
+#include "isel/kernel.h"
+#include "isel/rules.h"
+#include "isel/units.h"
 #include "isel/view_index.h"
+#include "support/source.h"
+#include "taidl/isa.h"
 
 namespace tacit::isel {
 namespace {
@@ -108,6 +120,101 @@ TEST(ConstantFoldPass, AddsTheLiteralOfConstantClasses) {
   const hlo::Literal* folded = literalOf(f.g, f.ir, t);
   ASSERT_NE(folded, nullptr);
   EXPECT_EQ(folded->data<int32_t>()[1], static_cast<int32_t>(lit.data<int8_t>()[4]));
+}
+
+// A probe looks nodes up without adding any (or interning their attributes).
+TEST(IrBuilder, ProbeFindsExistingNodesAndAddsNothing) {
+  Fixture f;
+  ClassId bytes = f.input(64);
+  ClassId x = f.b.unflatten(bytes, Shape(PrimitiveType::kF32, {4, 4}));
+  ClassId t = f.b.transpose(x, {1, 0});
+  f.g.rebuild();
+  size_t nodes = f.g.nodeCount(), attrs = f.g.language().attrs().size();
+  EXPECT_EQ(f.b.probe([&] { return f.b.transpose(x, {1, 0}); }), std::optional<ClassId>(t));
+  EXPECT_EQ(f.b.probe([&] {
+    return f.b.unary(hlo::HloOpcode::kNegate, f.b.transpose(x, {1, 0}));
+  }),
+            std::nullopt);
+  EXPECT_EQ(f.b.probe([&] { return f.b.reshape(x, {16}); }), std::nullopt);
+  EXPECT_EQ(f.g.nodeCount(), nodes);
+  EXPECT_EQ(f.g.language().attrs().size(), attrs);
+  EXPECT_TRUE(f.g.clean());
+  // Not probing any more: nodes are added again.
+  f.b.reshape(x, {16});
+  EXPECT_EQ(f.g.nodeCount(), nodes + 1);
+}
+
+// One phase-1 e-graph per matcher policy: rules, passes and matching as Selector::saturate does.
+struct Saturation {
+  const taidl::Isa& isa;
+  const UnitSet& units;
+  IrLanguage ir;
+  egraph::EGraph g{ir.language()};
+  ShapeAnalysis& shapes = g.addAnalysis<ShapeAnalysis>(ir);
+  ConstAnalysis& consts = g.addAnalysis<ConstAnalysis>(ir);
+  IrBuilder b{g, ir, shapes};
+  ImportedKernel kernel;
+  std::vector<egraph::Rewrite> rules;
+  std::unique_ptr<IsaMatcher> matcher;
+  std::vector<ClassId> regions;
+
+  Saturation(const taidl::Isa& i, const UnitSet& u, const hlo::HloModule& m)
+      : isa(i), units(u), kernel(importKernel(m, b)) {
+    for (const KernelResult& r : kernel.results)
+      regions.push_back(r.bytes_class);
+    g.rebuild();
+    IsaNeeds needs = analyzeIsa(isa, units);
+    for (const IrRule* r : selectRules(needs)) {
+      for (egraph::Rewrite& w : r->rewrites(b, needs))
+        rules.push_back(std::move(w));
+    }
+  }
+  // One iteration; `fresh` matches with a new matcher (everything again).
+  void iterate(bool fresh) {
+    egraph::Runner(g, egraph::Limits{.max_nodes = 50'000, .max_iterations = 1}).run(rules);
+    runViewPass(g, b);
+    runConstantFoldPass(g, b);
+    runRowSplitPass(g, b);
+    if (fresh || !matcher) matcher = std::make_unique<IsaMatcher>(isa, units, b);
+    matcher->run();
+    matcher->writeRegions(regions);
+    g.rebuild();
+  }
+};
+
+// The matcher matches again only the (pattern, class) pairs whose class's neighbourhood changed:
+// every iteration leaves the same e-graph and records the same failures as matching everything.
+TEST(IsaMatcher, IncrementalMatchingEqualsMatchingEverything) {
+  for (auto [spec, file] :
+       {std::pair<const char*, const char*>{"isa/gemmini.taidl", "examples/gemmini/mm3_add_d.hlo"},
+        {"isa/amx.taidl", "examples/amx/k3_f32_outer_14x32.hlo"},
+        {"isa/qkv.taidl", "examples/attention/attention.hlo"}}) {
+    SCOPED_TRACE(file);
+    taidl::Isa isa = taidl::loadIsaFile(testing::sourceDir() + "/" + spec);
+    UnitSet units = buildUnits(isa);
+    std::string path = testing::sourceDir() + "/" + file;
+    auto kernel = hlo::parseModule(readFile(path), path);
+    Saturation incremental(isa, units, *kernel), full(isa, units, *kernel);
+    for (int k = 0; k < 8; ++k) {
+      SCOPED_TRACE(k);
+      size_t before = incremental.g.nodeCount();
+      incremental.iterate(false);
+      full.iterate(true);
+      ASSERT_EQ(incremental.g.nodeCount(), full.g.nodeCount());
+      ASSERT_EQ(incremental.g.classCount(), full.g.classCount());
+      ASSERT_TRUE(std::equal(incremental.g.classes().begin(), incremental.g.classes().end(),
+                             full.g.classes().begin(), full.g.classes().end()));
+      const auto& a = incremental.matcher->failures();
+      const auto& b = full.matcher->failures();
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        ASSERT_TRUE(std::tie(a[i].pattern, a[i].eclass, a[i].reason) ==
+                    std::tie(b[i].pattern, b[i].eclass, b[i].reason))
+            << i << ": " << a[i].reason << " / " << b[i].reason;
+      }
+      if (k > 0 && incremental.g.nodeCount() == before) break;
+    }
+  }
 }
 
 }  // namespace
