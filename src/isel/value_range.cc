@@ -35,23 +35,13 @@ class RangeFinder {
 
   ValueRange ofClass(ClassId c, int depth) {
     c = g_.find(c);
-    ValueRange full;
-    bool typed = false;
-    g_.forEachNode(c, [&](NodeId n) {
-      if (!typed) {
-        egraph::ENode e = g_.node(n);
-        full = ValueRange::of(ir_.shapeOf(e.op(), e.attr()).elementType());
-        typed = true;
-      }
-    });
-    if (depth <= 0 || !visiting_.insert(c.value).second) return full;
-    if (auto it = memo_.find(c.value); it != memo_.end()) {
-      visiting_.erase(c.value);
-      return it->second;
-    }
+    if (depth <= 0 || visiting_.count(c.value)) return fullRange(c);
+    if (auto it = memo_.find(c.value); it != memo_.end()) return it->second;
+    visiting_.insert(c.value);
     std::vector<NodeId> nodes;
     g_.forEachNode(c, [&](NodeId n) { nodes.push_back(n); });
-    ValueRange r = full;
+    ValueRange r = ValueRange::of(
+        ir_.shapeOf(g_.node(nodes.front()).op(), g_.node(nodes.front()).attr()).elementType());
     for (NodeId n : nodes)
       r = intersect(r, ofNode(g_.node(n), depth));
     visiting_.erase(c.value);
@@ -108,6 +98,20 @@ class RangeFinder {
       default:
         return full;
     }
+  }
+
+  // The full range of the class's element type (its first e-node's).
+  ValueRange fullRange(ClassId c) const {
+    ValueRange full;
+    bool typed = false;
+    g_.forEachNode(c, [&](NodeId n) {
+      if (!typed) {
+        egraph::ENode e = g_.node(n);
+        full = ValueRange::of(ir_.shapeOf(e.op(), e.attr()).elementType());
+        typed = true;
+      }
+    });
+    return full;
   }
 
   PrimitiveType classType(ClassId c) const {
