@@ -81,8 +81,14 @@ std::optional<BinaryReducer> matchBinaryReducer(const HloComputation& comp, P ty
   return std::nullopt;
 }
 
-template <O kOp, P kT, bool kSwap>
+// acc = to_apply(acc, x). kExact false: binaryAnyNanOrder (no fixed operand order when both are
+// NaN, fast); the loops that use it recompute with kExact true when a result is NaN.
+template <O kOp, P kT, bool kSwap, bool kExact = true>
 inline Native<kT> fold(Native<kT> acc, Native<kT> x) {
+  if constexpr (!kExact) {
+    if constexpr (kSwap) return kernels::binaryAnyNanOrder<kOp, kT>(x, acc);
+    return kernels::binaryAnyNanOrder<kOp, kT>(acc, x);
+  }
   if constexpr (kSwap) return kernels::binary<kOp, kT>(x, acc);
   return kernels::binary<kOp, kT>(acc, x);
 }
@@ -223,11 +229,12 @@ void walk(const ReduceNest& n, Inner&& inner) {
   }
 }
 
-using FastReduceFn = void (*)(const ReduceNest&, const uint8_t*, uint8_t*);
+// (nest, input, init, output, output element count); the output holds the init values.
+using FastReduceFn = void (*)(const ReduceNest&, const uint8_t*, const uint8_t*, uint8_t*, int64_t);
 
 // Folds `rows` independent rows of n elements each into y[oo + r * ros], eight rows at a time so
 // that their (sequential, latency-bound) chains overlap; each row keeps its element order.
-template <O kOp, P kT, bool kSwap>
+template <O kOp, P kT, bool kSwap, bool kExact>
 void foldRows(const Native<kT>* x, Native<kT>* y, int64_t io, int64_t oo, int64_t rows, int64_t ris,
               int64_t ros, int64_t n, int64_t is) {
   using T = Native<kT>;
@@ -240,7 +247,7 @@ void foldRows(const Native<kT>* x, Native<kT>* y, int64_t io, int64_t oo, int64_
     const T* base = x + io + r0 * ris;
     for (int64_t i = 0; i < n; ++i) {
       for (int64_t r = 0; r < kLanes; ++r)
-        acc[r] = fold<kOp, kT, kSwap>(acc[r], base[r * ris + i * is]);
+        acc[r] = fold<kOp, kT, kSwap, kExact>(acc[r], base[r * ris + i * is]);
     }
     for (int64_t r = 0; r < kLanes; ++r)
       y[oo + (r0 + r) * ros] = acc[r];
@@ -248,21 +255,22 @@ void foldRows(const Native<kT>* x, Native<kT>* y, int64_t io, int64_t oo, int64_
   for (; r0 < rows; ++r0) {
     T acc = y[oo + r0 * ros];
     for (int64_t i = 0; i < n; ++i)
-      acc = fold<kOp, kT, kSwap>(acc, x[io + r0 * ris + i * is]);
+      acc = fold<kOp, kT, kSwap, kExact>(acc, x[io + r0 * ris + i * is]);
     y[oo + r0 * ros] = acc;
   }
 }
 
-template <O kOp, P kT, bool kSwap>
-void fastReduce(const ReduceNest& nest, const uint8_t* in, uint8_t* out) {
+template <O kOp, P kT, bool kSwap, bool kExact>
+void reduceLoops(const ReduceNest& nest, const uint8_t* in, uint8_t* out) {
   using T = Native<kT>;
   const T* x = reinterpret_cast<const T*>(in);
   T* y = reinterpret_cast<T*>(out);
   size_t r = nest.dims.size();
   if (nest.rows_outer) {  // rows reduced along the innermost dimension: several at once
     walk(*nest.rows_outer, [&](int64_t io, int64_t oo, int64_t, int64_t, int64_t) {
-      foldRows<kOp, kT, kSwap>(x, y, io, oo, nest.dims[r - 2], nest.in_strides[r - 2],
-                               nest.out_strides[r - 2], nest.dims[r - 1], nest.in_strides[r - 1]);
+      foldRows<kOp, kT, kSwap, kExact>(x, y, io, oo, nest.dims[r - 2], nest.in_strides[r - 2],
+                                       nest.out_strides[r - 2], nest.dims[r - 1],
+                                       nest.in_strides[r - 1]);
     });
     return;
   }
@@ -270,13 +278,27 @@ void fastReduce(const ReduceNest& nest, const uint8_t* in, uint8_t* out) {
     if (os == 0) {
       T acc = y[oo];
       for (int64_t i = 0; i < n; ++i)
-        acc = fold<kOp, kT, kSwap>(acc, x[io + i * is]);
+        acc = fold<kOp, kT, kSwap, kExact>(acc, x[io + i * is]);
       y[oo] = acc;
     } else {
       for (int64_t i = 0; i < n; ++i)
-        y[oo + i * os] = fold<kOp, kT, kSwap>(y[oo + i * os], x[io + i * is]);
+        y[oo + i * os] = fold<kOp, kT, kSwap, kExact>(y[oo + i * os], x[io + i * is]);
     }
   });
+}
+
+// The typed reduce. Float add and multiply fold without a fixed operand order for two NaNs first;
+// NaN is absorbing for them, so an output that is not NaN never met two NaN operands and is exact.
+// If an output is NaN, the reduce runs again with the order fixed (docs/numerics.md).
+template <O kOp, P kT, bool kSwap>
+void fastReduce(const ReduceNest& nest, const uint8_t* in, const uint8_t* init, uint8_t* out,
+                int64_t out_count) {
+  reduceLoops<kOp, kT, kSwap, !kernels::kNanOrderMatters<kOp, kT>>(nest, in, out);
+  if constexpr (kernels::kNanOrderMatters<kOp, kT>) {
+    if (!kernels::anyNan<kT>(reinterpret_cast<const Native<kT>*>(out), out_count)) return;
+    kernels::fillElements(out, out_count, sizeof(Native<kT>), init);
+    reduceLoops<kOp, kT, kSwap, true>(nest, in, out);
+  }
 }
 
 class ReduceStep final : public Step {
@@ -302,7 +324,7 @@ class ReduceStep final : public Step {
       kernels::fillElements(slots[outs_[i]], out_count_, elem_[i], slots[inits_[i]]);
     }
     if (fast_ != nullptr) {
-      fast_(nest_, slots[inputs_[0]], slots[outs_[0]]);
+      fast_(nest_, slots[inputs_[0]], slots[inits_[0]], slots[outs_[0]], out_count_);
       return;
     }
     size_t n = inputs_.size();
@@ -430,8 +452,8 @@ void forEachOutput(const std::vector<int64_t>& dims, Visit&& visit) {
 using FastWindowFn = void (*)(const WindowTable&, const uint8_t* in, const uint8_t* init,
                               uint8_t* out);
 
-template <O kOp, P kT, bool kSwap>
-void fastWindow(const WindowTable& t, const uint8_t* in, const uint8_t* init, uint8_t* out) {
+template <O kOp, P kT, bool kSwap, bool kExact>
+void windowLoops(const WindowTable& t, const uint8_t* in, const uint8_t* init, uint8_t* out) {
   using T = Native<kT>;
   const T* x = reinterpret_cast<const T*>(in);
   T* y = reinterpret_cast<T*>(out);
@@ -439,9 +461,23 @@ void fastWindow(const WindowTable& t, const uint8_t* in, const uint8_t* init, ui
   std::memcpy(&start, init, sizeof(T));
   forEachOutput(t.out_dims, [&](int64_t i, const int64_t* o) {
     T acc = start;
-    forEachWindowElement(t, o, [&](int64_t off) { acc = fold<kOp, kT, kSwap>(acc, x[off]); });
+    forEachWindowElement(t, o,
+                         [&](int64_t off) { acc = fold<kOp, kT, kSwap, kExact>(acc, x[off]); });
     y[i] = acc;
   });
+}
+
+// As fastReduce: without a fixed NaN operand order first, again with it if an output is NaN.
+template <O kOp, P kT, bool kSwap>
+void fastWindow(const WindowTable& t, const uint8_t* in, const uint8_t* init, uint8_t* out) {
+  windowLoops<kOp, kT, kSwap, !kernels::kNanOrderMatters<kOp, kT>>(t, in, init, out);
+  if constexpr (kernels::kNanOrderMatters<kOp, kT>) {
+    int64_t count = 1;
+    for (int64_t d : t.out_dims)
+      count *= d;
+    if (!kernels::anyNan<kT>(reinterpret_cast<const Native<kT>*>(out), count)) return;
+    windowLoops<kOp, kT, kSwap, true>(t, in, init, out);
+  }
 }
 
 class ReduceWindowStep final : public Step {

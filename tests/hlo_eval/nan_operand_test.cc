@@ -259,43 +259,60 @@ TEST(BinaryNan, FusedChunkedRunsPickTheFirstNanOperand) {
 
 // A reduce whose to_apply is `op(p0, p1)` (or `op(p1, p0)`) runs as a typed loop; the same
 // reducer written so that it is not matched (an exact double negation after it) runs the
-// computation per element. Both fold acc = to_apply(acc, x) and must agree on every NaN.
+// computation per element. Both fold acc = to_apply(acc, x): a row [X, Y, numbers...] gives X
+// (quieted) for op(acc, x) and Y for op(x, acc), or the init if it is NaN and comes first. Rows of
+// 40 are rewritten into a reduce-window and a reduce (XLA's tree rule), each window and the final
+// reduce starting from the init.
 TEST(BinaryNan, TypedReduceLoopsAgreeWithTheReducerComputation) {
   for (const FloatType& t : floatTypes()) {
     for (const char* op : {"add", "multiply", "maximum", "minimum"}) {
-      for (const char* order : {"x, y", "y, x"}) {
-        std::vector<uint64_t> raw;
-        for (uint64_t x : t.nans) {
-          for (uint64_t y : t.nans) {
-            raw.push_back(x);
-            raw.push_back(y);
-            raw.push_back(t.numbers[0]);
+      for (bool acc_first : {true, false}) {
+        for (int64_t width : {3, 40}) {
+          std::vector<uint64_t> raw, want_number, want_nan_init;
+          uint64_t init_nan = t.nans[1];
+          for (uint64_t x : t.nans) {
+            for (uint64_t y : t.nans) {
+              raw.push_back(x);
+              raw.push_back(y);
+              for (int64_t i = 2; i < width; ++i)
+                raw.push_back(t.numbers[0]);
+              want_number.push_back((acc_first ? x : y) | t.quiet_bit);
+              // Rows of 40: the second window (numbers only) folds to the NaN init, and the
+              // final reduce's last element is that partial.
+              want_nan_init.push_back((acc_first || width > 32 ? init_nan : y) | t.quiet_bit);
+            }
           }
-        }
-        auto rows = static_cast<int64_t>(raw.size() / 3);
-        std::string T = t.name;
-        auto module = [&](bool plain) {
-          std::string red =
-              "red {\n  x = " + T + "[] parameter(0)\n  y = " + T + "[] parameter(1)\n";
-          if (plain) {
-            red += "  ROOT s = " + T + "[] " + op + "(" + order + ")\n}\n";
-          } else {
-            red += "  s = " + T + "[] " + op + "(" + order + ")\n  n = " + T +
-                   "[] negate(s)\n  ROOT r = " + T + "[] negate(n)\n}\n";
-          }
-          return "HloModule m\n" + red + "ENTRY e {\n  a = " + T + "[" + std::to_string(rows) +
-                 ",3] parameter(0)\n  z = " + T + "[] parameter(1)\n  ROOT r = " + T + "[" +
-                 std::to_string(rows) + "] reduce(a, z), dimensions={1}, to_apply=red\n}\n";
-        };
-        for (uint64_t init : {t.numbers[2], t.nans[1]}) {
-          std::vector<Literal> args;
-          args.push_back(rawLiteral(t, raw, {rows, 3}));
-          args.push_back(rawLiteral(t, {init}, {}));
-          Literal fast = eval(module(true), args), general = eval(module(false), args);
-          for (int64_t i = 0; i < rows; ++i) {
-            auto k = static_cast<size_t>(i);
-            EXPECT_EQ(hex(rawAt(t, fast, k)), hex(rawAt(t, general, k)))
-                << T << " reduce " << op << "(" << order << ") row " << i << " init " << hex(init);
+          auto rows = static_cast<int64_t>(want_number.size());
+          std::string T = t.name, call = std::string(op) + (acc_first ? "(x, y)" : "(y, x)");
+          auto module = [&](bool plain) {
+            std::string red =
+                "red {\n  x = " + T + "[] parameter(0)\n  y = " + T + "[] parameter(1)\n";
+            if (plain) {
+              red += "  ROOT s = " + T + "[] " + call + "\n}\n";
+            } else {
+              red += "  s = " + T + "[] " + call + "\n  n = " + T +
+                     "[] negate(s)\n  ROOT r = " + T + "[] negate(n)\n}\n";
+            }
+            return "HloModule m\n" + red + "ENTRY e {\n  a = " + T + "[" + std::to_string(rows) +
+                   "," + std::to_string(width) + "] parameter(0)\n  z = " + T +
+                   "[] parameter(1)\n  ROOT r = " + T + "[" + std::to_string(rows) +
+                   "] reduce(a, z), dimensions={1}, to_apply=red\n}\n";
+          };
+          for (uint64_t init : {t.numbers[2], init_nan}) {
+            std::vector<Literal> args;
+            args.push_back(rawLiteral(t, raw, {rows, width}));
+            args.push_back(rawLiteral(t, {init}, {}));
+            Literal fast = eval(module(true), args), general = eval(module(false), args);
+            const std::vector<uint64_t>& want = init == init_nan ? want_nan_init : want_number;
+            for (int64_t i = 0; i < rows; ++i) {
+              auto k = static_cast<size_t>(i);
+              EXPECT_EQ(hex(rawAt(t, fast, k)), hex(want[k]))
+                  << T << " typed reduce " << call << " width " << width << " row " << i << " init "
+                  << hex(init);
+              EXPECT_EQ(hex(rawAt(t, general, k)), hex(want[k]))
+                  << T << " reduce " << call << " width " << width << " row " << i << " init "
+                  << hex(init);
+            }
           }
         }
       }
