@@ -22,8 +22,11 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
 endif()
 target_compile_options(tacit_options INTERFACE "$<BUILD_INTERFACE:${tacit_build_flags}>")
 if(TACIT_SANITIZE)
+  # -O1, as AddressSanitizer recommends: the sanitizer suite runs the test suite (the evaluator's
+  # corpus, the tiled kernels' saturation) several times faster than unoptimised code, and the
+  # build type stays Debug, so assertions stay on.
   target_compile_options(tacit_options INTERFACE -fsanitize=address,undefined -fno-sanitize-recover=all
-                         -fno-omit-frame-pointer)
+                         -fno-omit-frame-pointer -O1)
   target_link_options(tacit_options INTERFACE -fsanitize=address,undefined -fno-sanitize-recover=all)
 endif()
 if(TACIT_FUZZ)

@@ -28,6 +28,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -162,7 +163,9 @@ Found runs(const taidl::Isa& isa, const UnitSet& units, const PiiGraph& g, int32
 // instructions than the first.
 Found smallestCandidatesRun(const taidl::Isa& isa, const hlo::HloModule& kernel, int32_t unit,
                             std::string* why) {
-  Selector sel(isa, kernel);
+  SelectorOptions limits;  // the product's 10 s is for users; sanitizer builds are far slower
+  limits.time_limit = std::chrono::minutes(10);
+  Selector sel(isa, kernel, limits);
   sel.saturate();
   ExtractOptions options;
   options.max_steps = 200'000;
