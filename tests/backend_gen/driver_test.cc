@@ -42,7 +42,8 @@ TEST_F(Driver, CompilesVerifiesAndWrites) {
   EXPECT_EQ(r.err,
             "compiled " + kernel() +
                 " for qkv: 9 instructions, cost 8768 (spec), 81920 bytes moved between "
-                "buffers\nverified: 1 random input set, oracle == HLO evaluator bit for bit\n");
+                "buffers (32768 between HBM and on-chip buffers)\nverified: 1 random input set, "
+                "oracle == HLO evaluator bit for bit\n");
   std::string tasm = readFile(path("att.tasm"));
   EXPECT_EQ(countInstructions(tasm), 9) << tasm;
 
@@ -198,8 +199,8 @@ TEST_F(Sandbox, CompileCommandKeepsItsContract) {
   ASSERT_EQ(ok.status, 0) << ok.err;
   EXPECT_EQ(ok.err, "compiled " + k +
                         " for qkv: 9 instructions, cost 8768 (spec), 81920 bytes moved between "
-                        "buffers\nverified: 1 random input set, oracle == HLO evaluator bit for "
-                        "bit\n");
+                        "buffers (32768 between HBM and on-chip buffers)\nverified: 1 random "
+                        "input set, oracle == HLO evaluator bit for bit\n");
   EXPECT_EQ(countInstructions(readFile(path("att.tasm"))), 9);
 
   Outcome no_isa = tacit("compile " + k);
