@@ -272,24 +272,18 @@ std::string instructionSummary(const taidl::Isa& isa, const UnitSet& units,
   size_t covered = 0;
   std::string missing;
   for (size_t i = 0; i < isa.instructions.size(); ++i) {
-    bool ok = false;
-    for (size_t k = 0; k < units.units.size(); ++k) {
-      const Unit& u = units.units[k];
-      auto it = unit_patterns.find(static_cast<int32_t>(k));
-      if (it == unit_patterns.end() || it->second.second == 0) continue;
-      if (!u.is_macro && u.index == static_cast<int32_t>(i))
-        ok = it->second.first == it->second.second;
+    const auto instruction = static_cast<int32_t>(i);
+    bool has_patterns = false, all_covered = true, in_covered_macro = false;
+    for (const auto& [unit, counts] : unit_patterns) {
+      const Unit& u = units.units[static_cast<size_t>(unit)];
+      if (!u.is_macro && u.index == instruction) {
+        has_patterns = true;
+        all_covered = counts.first == counts.second;
+      } else if (u.is_macro && counts.second > 0 && macroRuns(isa, u.index, instruction)) {
+        in_covered_macro = true;
+      }
     }
-    bool own_patterns = false;
-    for (size_t k = 0; k < units.units.size(); ++k) {
-      const Unit& u = units.units[k];
-      own_patterns |= !u.is_macro && u.index == static_cast<int32_t>(i) &&
-                      unit_patterns.count(static_cast<int32_t>(k)) > 0;
-      if (!own_patterns && u.is_macro && unit_patterns.count(static_cast<int32_t>(k)) > 0 &&
-          unit_patterns.at(static_cast<int32_t>(k)).second > 0 &&
-          macroRuns(isa, u.index, static_cast<int32_t>(i)))
-        ok = true;
-    }
+    const bool ok = has_patterns ? all_covered : in_covered_macro;
     covered += ok;
     if (!ok) missing += " " + isa.instructions[i].name.text;
   }
