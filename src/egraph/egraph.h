@@ -201,6 +201,10 @@ class EGraph {
   // Nodes waiting for congruence repair or analysis propagation (the work propagate() will do,
   // not counting cascades).
   size_t pendingWork() const { return pending_.size() + analysis_pending_.size(); }
+  // No node waits for congruence repair: every hash-cons entry is keyed by canonical children, so
+  // add() finds every existing equal node (after a union it may miss one until propagate() and
+  // add a duplicate, which the rebuild merges).
+  bool hashConsCanonical() const { return pending_.empty(); }
 
   // --- queries at any time --------------------------------------------------------------------
   ClassId find(ClassId c) const;  // the canonical id; throws for an id that does not exist

@@ -19,6 +19,7 @@ Rewrite::Rewrite(std::string name, Pattern lhs, Pattern rhs)
                         " is not bound by the left-hand side");
     rhs_attrs_.push_back(lv->value);
   }
+  reads_ = ApplierReads::kMatch;
 }
 
 Rewrite::Rewrite(std::string name, Pattern lhs, Applier apply)
@@ -34,6 +35,12 @@ Rewrite Rewrite::parse(Language& lang, std::string name, std::string_view lhs, s
 Rewrite& Rewrite::when(Condition c) {
   if (!c) throw EGraphError("rewrite '" + name_ + "': empty condition");
   conditions_.push_back(std::move(c));
+  reads_ = ApplierReads::kAnything;  // a condition may read anything
+  return *this;
+}
+
+Rewrite& Rewrite::reads(ApplierReads r) {
+  reads_ = r;
   return *this;
 }
 

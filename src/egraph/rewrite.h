@@ -27,6 +27,18 @@
 namespace tacit::egraph {
 
 using Condition = std::function<bool(const EGraph& g, ClassId matched, const Subst& s)>;
+
+// What an applier reads of the e-graph besides its match. A driver that runs one iteration at a
+// time finds the same matches again and again; AppliedMatches (runner.h) skips those whose
+// application can change nothing, which only the applier's reads decide.
+enum class ApplierReads : uint8_t {
+  kAnything,  // anything (e.g. value ranges): applied every time it matches
+  // Only the matched class, the substitution and analysis data that merging never changes (a
+  // class's type): the same match builds the same nodes and unions again.
+  kMatch,
+  // Also the e-nodes of the substitution's classes (whether an operand is a concatenation).
+  kSubstNodes,
+};
 using Applier = std::function<std::optional<ClassId>(EGraph& g, ClassId matched, const Subst& s)>;
 
 class Rewrite {
@@ -41,6 +53,10 @@ class Rewrite {
 
   // Adds a condition; all conditions must hold for a match to be applied.
   Rewrite& when(Condition c);
+  // Declares what the applier reads: a right-hand-side pattern reads only its match, a callback
+  // anything unless declared. Conditions are part of the applier: when() resets it to kAnything.
+  Rewrite& reads(ApplierReads r);
+  ApplierReads reads() const { return reads_; }
 
   const std::string& name() const { return name_; }
   const Pattern& lhs() const { return lhs_; }
@@ -65,6 +81,7 @@ class Rewrite {
   std::vector<uint32_t> rhs_attrs_;  // rhs AttrVar index -> lhs AttrVar index
   Applier apply_;
   std::vector<Condition> conditions_;
+  ApplierReads reads_ = ApplierReads::kAnything;
 };
 
 }  // namespace tacit::egraph

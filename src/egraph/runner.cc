@@ -136,6 +136,11 @@ Runner& Runner::setHook(IterationHook hook) {
   return *this;
 }
 
+Runner& Runner::setApplied(AppliedMatches* applied) {
+  applied_ = applied;
+  return *this;
+}
+
 RunReport Runner::run(std::span<const Rewrite> rules) {
   const auto start = Clock::now();
   // A huge max_time means "no time limit"; adding it must not overflow the clock.
@@ -363,15 +368,17 @@ std::optional<StopReason> Runner::applyAll(std::span<const Rewrite> rules,
                                            Clock::time_point deadline, IterationReport& it) {
   for (size_t r = 0; r < rules.size(); ++r) {
     auto t = Clock::now();
-    std::optional<StopReason> stop = applyRule(rules[r], matches_[r], deadline, it.rules[r]);
+    std::optional<StopReason> stop = applyRule(rules, r, deadline, it.rules[r]);
     it.rules[r].apply_seconds += secondsSince(t);
     if (stop) return stop;
   }
   return std::nullopt;
 }
 
-std::optional<StopReason> Runner::applyRule(const Rewrite& rule, const Matches& m,
+std::optional<StopReason> Runner::applyRule(std::span<const Rewrite> rules, size_t r,
                                             Clock::time_point deadline, RuleStats& stats) {
+  const Rewrite& rule = rules[r];
+  const Matches& m = matches_[r];
   for (size_t i = 0; i < m.size(); ++i) {
     // Software pipelining: applying a match is bound by cache misses, and matches are
     // independent, so load what matches i+16 and i+8 will touch.
@@ -383,9 +390,87 @@ std::optional<StopReason> Runner::applyRule(const Rewrite& rule, const Matches& 
       // Stop when the final rebuild, as predicted, would end past the deadline.
       if (Clock::now() + predictedRebuild() >= deadline) return StopReason::kTimeLimit;
     }
+    if (applied_ && !applied_->mayChange(rules, r, g_, m.eclass(i), m.subst(i))) continue;
     if (rule.apply(g_, m.eclass(i), m.subst(i))) ++stats.applied;
   }
   return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// AppliedMatches
+
+void AppliedMatches::key(ClassId matched, const Subst& s) {
+  key_.clear();
+  key_.push_back(matched.value);
+  for (size_t v = 0; v < s.varCount(); ++v)
+    key_.push_back(s[Var(static_cast<uint32_t>(v))].value);
+  for (size_t a = 0; a < s.attrVarCount(); ++a)
+    key_.push_back(s[AttrVar(static_cast<uint32_t>(a))].value);
+}
+
+// What a kSubstNodes applier reads: each substitution class's e-nodes in the order forEachNode
+// gives them (an applier may take the first of a kind), with canonical children.
+void AppliedMatches::reads(const EGraph& g, const Subst& s) {
+  reads_.clear();
+  for (size_t v = 0; v < s.varCount(); ++v) {
+    ClassId c = g.find(s[Var(static_cast<uint32_t>(v))]);
+    reads_.push_back(c.value);
+    g.forEachNode(c, [&](NodeId n) {
+      ENode e = g.node(n);
+      reads_.push_back(e.op().value);
+      reads_.push_back(e.attr().value);
+      reads_.push_back(static_cast<uint32_t>(e.arity()));
+      for (ClassId k : e.children())
+        reads_.push_back(g.find(k).value);
+    });
+  }
+}
+
+void AppliedMatches::storeReads(PerRule& pr, uint32_t k) {
+  uint32_t room = pr.read_end[k] - pr.read_begin[k];
+  if (reads_.size() > room) {
+    pr.read_begin[k] = static_cast<uint32_t>(pr.read_words.size());
+    pr.read_words.resize(pr.read_words.size() + reads_.size());
+  }
+  std::copy(reads_.begin(), reads_.end(), pr.read_words.begin() + pr.read_begin[k]);
+  pr.read_end[k] = pr.read_begin[k] + static_cast<uint32_t>(reads_.size());
+}
+
+bool AppliedMatches::mayChange(std::span<const Rewrite> rules, size_t r, const EGraph& g,
+                               ClassId matched, const Subst& s) {
+  const ApplierReads what = rules[r].reads();
+  if (what == ApplierReads::kAnything) return true;
+  if (rules_.size() != rules.size()) rules_.resize(rules.size());
+  PerRule& pr = rules_[r];
+  key(matched, s);
+  if (pr.rule != &rules[r]) {  // another rule list: start over
+    pr = PerRule();
+    pr.rule = &rules[r];
+    pr.stride = static_cast<uint32_t>(key_.size());
+  }
+  uint64_t h = 0;
+  for (uint32_t w : key_)
+    h = detail::hashMix(h, w);
+  const uint32_t hash = static_cast<uint32_t>(detail::hashFinish(h));
+  uint32_t k = pr.index.find(hash, [&](uint32_t id) {
+    return std::equal(key_.begin(), key_.end(), pr.keys.begin() + size_t{id} * pr.stride);
+  });
+  if (what == ApplierReads::kSubstNodes) reads(g, s);
+  if (k == detail::IdTable::kEmpty) {
+    k = static_cast<uint32_t>(pr.read_begin.size());
+    pr.keys.insert(pr.keys.end(), key_.begin(), key_.end());
+    pr.read_begin.push_back(0);
+    pr.read_end.push_back(0);
+    pr.index.insert(hash, k);
+  } else if (g.hashConsCanonical() &&
+             (what == ApplierReads::kMatch ||
+              std::equal(reads_.begin(), reads_.end(), pr.read_words.begin() + pr.read_begin[k],
+                         pr.read_words.begin() + pr.read_end[k]))) {
+    ++skipped_;
+    return false;
+  }
+  if (what == ApplierReads::kSubstNodes) storeReads(pr, k);
+  return true;
 }
 
 std::optional<StopReason> Runner::limitAfter(size_t iteration, bool changed,

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "egraph/egraph.h"
+#include "egraph/id_table.h"
 #include "egraph/rewrite.h"
 
 namespace tacit::egraph {
@@ -167,6 +168,43 @@ class BackoffScheduler final : public Scheduler {
   std::vector<RuleState> state_;
 };
 
+// The matches earlier runs applied, for a driver that runs the rules one iteration at a time with
+// passes of its own in between (Runner::setApplied, the same rule list every run). Applying a
+// match again changes nothing when its applier reads only the match (ApplierReads::kMatch), or
+// also the e-nodes of its substitution's classes (kSubstNodes) and those are as they were at its
+// last application: it builds the same nodes, which exist, and makes the same unions, which hold.
+// Such matches are skipped: egg's "do not re-apply old matches", exact because the applier says
+// what it reads, and compared word for word (no fingerprint that could collide). Only while the
+// hash-cons is canonical (EGraph::hashConsCanonical): after a union, applying an old match may add
+// a duplicate of a node it built before (found again only after repair), which takes node and
+// class ids; skipping it then would number the rest of the e-graph differently.
+class AppliedMatches {
+ public:
+  // Whether applying the match of rules[r] may change the e-graph; if so, records it as applied
+  // (call it just before applying).
+  bool mayChange(std::span<const Rewrite> rules, size_t r, const EGraph& g, ClassId matched,
+                 const Subst& s);
+  size_t skipped() const { return skipped_; }
+
+ private:
+  struct PerRule {
+    const Rewrite* rule = nullptr;
+    std::vector<uint32_t> keys;  // the applied matches: the matched class, then the substitution
+    uint32_t stride = 0;         // words per key
+    std::vector<uint32_t> read_begin, read_end;  // per key: its reads in read_words
+    std::vector<uint32_t> read_words;
+    detail::IdTable index;  // key number by hash
+  };
+  void key(ClassId matched, const Subst& s);
+  void reads(const EGraph& g, const Subst& s);
+  // Stores the reads of key k (over its old ones when they fit).
+  void storeReads(PerRule& pr, uint32_t k);
+
+  std::vector<PerRule> rules_;
+  std::vector<uint32_t> key_, reads_;  // scratch
+  size_t skipped_ = 0;
+};
+
 // Called after every iteration (including the last: its report's `stop` is set). Return true to
 // stop the run.
 using IterationHook = std::function<bool(EGraph& g, const IterationReport& it)>;
@@ -177,6 +215,8 @@ class Runner {
   Runner& setLimits(Limits limits);
   Runner& setScheduler(std::unique_ptr<Scheduler> s);  // default: BackoffScheduler
   Runner& setHook(IterationHook hook);
+  // Skips matches that cannot change anything (AppliedMatches); `applied` outlives the runs.
+  Runner& setApplied(AppliedMatches* applied);
   const Limits& limits() const { return limits_; }
   Scheduler& scheduler() { return *scheduler_; }
 
@@ -192,7 +232,7 @@ class Runner {
                                       Clock::time_point deadline, IterationReport& it);
   std::optional<StopReason> applyAll(std::span<const Rewrite> rules, Clock::time_point deadline,
                                      IterationReport& it);
-  std::optional<StopReason> applyRule(const Rewrite& rule, const Matches& m,
+  std::optional<StopReason> applyRule(std::span<const Rewrite> rules, size_t r,
                                       Clock::time_point deadline, RuleStats& stats);
   std::optional<StopReason> searchRule(size_t iteration, size_t r, const Rewrite& rule,
                                        Clock::time_point deadline, IterationReport& it);
@@ -209,6 +249,7 @@ class Runner {
   Limits limits_;
   std::unique_ptr<Scheduler> scheduler_;
   IterationHook hook_;
+  AppliedMatches* applied_ = nullptr;
   std::vector<Matches> matches_;
   std::vector<std::optional<SearchResume>> resume_;  // per rule: where a chunked search goes on
   size_t share_ = 0;                                 // matches per rule and chunk

@@ -78,12 +78,14 @@ Rewrite dotRewrite(
   auto a = pb.var("a"), c = pb.var("b");
   Pattern p = pb.build(pb.node(b.ir().opFor(HloOpcode::kDot), AttrMatch::bind("d"), {a, c}));
   Pattern keep = p;
+  // The dot rules read only their match and the operands' types.
   return Rewrite(
-      std::move(name), std::move(p),
-      [&b, keep, apply](EGraph&, ClassId matched, const Subst& s) -> std::optional<ClassId> {
-        const OpDesc& d = bound(b, keep, s, "d");
-        return apply(d, matched, s[keep.var("a")], s[keep.var("b")]);
-      });
+             std::move(name), std::move(p),
+             [&b, keep, apply](EGraph&, ClassId matched, const Subst& s) -> std::optional<ClassId> {
+               const OpDesc& d = bound(b, keep, s, "d");
+               return apply(d, matched, s[keep.var("a")], s[keep.var("b")]);
+             })
+      .reads(egraph::ApplierReads::kMatch);
 }
 
 // The operand count of an elementwise operator the IR supports (0: not elementwise).
@@ -96,9 +98,10 @@ int elementwiseArity(HloOpcode op) {
   return 0;
 }
 
-// A rewrite for each elementwise operator of `ops`, binding its operands x0.. and its desc `e`.
+// A rewrite for each elementwise operator of `ops`, binding its operands x0.. and its desc `e`;
+// `reads` is what `apply` reads of the e-graph (egraph::ApplierReads).
 Rewrite elementwiseRewrite(
-    IrBuilder& b, std::string name, HloOpcode op,
+    IrBuilder& b, std::string name, HloOpcode op, egraph::ApplierReads reads,
     std::function<std::optional<ClassId>(const OpDesc&, ClassId, std::vector<ClassId>)> apply) {
   int arity = elementwiseArity(op);
   PatternBuilder pb(b.ir().lang());
@@ -107,14 +110,15 @@ Rewrite elementwiseRewrite(
     kids.push_back(pb.var("x" + std::to_string(i)));
   Pattern p = pb.build(pb.node(b.ir().opFor(op), AttrMatch::bind("e"), kids));
   Pattern keep = p;
-  return Rewrite(
-      std::move(name), std::move(p),
-      [&b, keep, arity, apply](EGraph&, ClassId matched, const Subst& s) -> std::optional<ClassId> {
-        std::vector<ClassId> operands;
-        for (int i = 0; i < arity; ++i)
-          operands.push_back(s[keep.var("x" + std::to_string(i))]);
-        return apply(bound(b, keep, s, "e"), matched, std::move(operands));
-      });
+  return Rewrite(std::move(name), std::move(p),
+                 [&b, keep, arity, apply](EGraph&, ClassId matched,
+                                          const Subst& s) -> std::optional<ClassId> {
+                   std::vector<ClassId> operands;
+                   for (int i = 0; i < arity; ++i)
+                     operands.push_back(s[keep.var("x" + std::to_string(i))]);
+                   return apply(bound(b, keep, s, "e"), matched, std::move(operands));
+                 })
+      .reads(reads);
 }
 
 // The elementwise operator `e` applied to the [start, limit) block of its operands along `dim`
@@ -369,7 +373,8 @@ class SliceOfBroadcast : public IrRule {
                     [&b, keep](EGraph&, ClassId, const Subst& s) -> std::optional<ClassId> {
                       return sliceBroadcast(b, bound(b, keep, s, "s"), bound(b, keep, s, "b"),
                                             s[keep.var("x")]);
-                    })};
+                    })
+                .reads(egraph::ApplierReads::kMatch)};
   }
   std::vector<std::string> examples() const override {
     return {R"(HloModule e
@@ -436,7 +441,8 @@ class MovementThroughConvert : public IrRule {
                          move.shape = hlo::Shape(b.shape(in).elementType(), move.shape.dims());
                          ClassId kids[] = {in};
                          return b.convert(b.add(std::move(move), kids), to);
-                       });
+                       })
+          .reads(egraph::ApplierReads::kMatch);
     }
     return out;
   }
@@ -480,7 +486,7 @@ class ClampMinMax : public IrRule {
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     if (!needs.ops.count(HloOpcode::kMaximum) && !needs.ops.count(HloOpcode::kMinimum)) return {};
     return {elementwiseRewrite(
-        b, name(), HloOpcode::kClamp,
+        b, name(), HloOpcode::kClamp, egraph::ApplierReads::kMatch,
         [&b](const OpDesc& e, ClassId, std::vector<ClassId> xs) -> std::optional<ClassId> {
           std::vector<int64_t> dims = e.shape.dims();
           auto full = [&](ClassId c) {
@@ -545,7 +551,7 @@ class ConvertGuardedS32 : public IrRule {
       if (!needs.ops.count(op)) return {};
     }
     return {elementwiseRewrite(
-        b, name(), HloOpcode::kConvert,
+        b, name(), HloOpcode::kConvert, egraph::ApplierReads::kAnything,
         [&b](const OpDesc& e, ClassId matched, std::vector<ClassId> xs) -> std::optional<ClassId> {
           using hlo::PrimitiveType;
           PrimitiveType to = e.shape.elementType();
@@ -649,7 +655,7 @@ class RoundIntegral : public IrRule {
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     if (!needs.ops.count(HloOpcode::kRoundNearestEven)) return {};
     return {elementwiseRewrite(
-        b, name(), HloOpcode::kConvert,
+        b, name(), HloOpcode::kConvert, egraph::ApplierReads::kAnything,
         [&b](const OpDesc& e, ClassId, std::vector<ClassId> xs) -> std::optional<ClassId> {
           ClassId x = xs[0];
           if (!hlo::isInteger(e.shape.elementType()) || !hlo::isFloat(b.shape(x).elementType()))
@@ -711,7 +717,7 @@ class ConvertNarrowSignedness : public IrRule {
     }
     if (targets.empty()) return {};
     return {elementwiseRewrite(
-        b, name(), HloOpcode::kConvert,
+        b, name(), HloOpcode::kConvert, egraph::ApplierReads::kMatch,
         [&b, targets](const OpDesc& e, ClassId, std::vector<ClassId> xs) -> std::optional<ClassId> {
           hlo::PrimitiveType to = e.shape.elementType(), from = b.shape(xs[0]).elementType();
           if (!hlo::isInteger(to) || !hlo::isInteger(from) ||
@@ -811,11 +817,11 @@ class ElementwiseOverConcat : public IrRule {
     std::vector<Rewrite> out;
     for (HloOpcode op : needs.ops) {
       if (elementwiseArity(op) == 0) continue;
-      out.push_back(
-          elementwiseRewrite(b, name() + "-" + std::string(hlo::opcodeName(op)), op,
-                             [&b](const OpDesc& e, ClassId, std::vector<ClassId> operands) {
-                               return distribute(b, e, operands);
-                             }));
+      out.push_back(elementwiseRewrite(
+          b, name() + "-" + std::string(hlo::opcodeName(op)), op, egraph::ApplierReads::kSubstNodes,
+          [&b](const OpDesc& e, ClassId, std::vector<ClassId> operands) {
+            return distribute(b, e, operands);
+          }));
     }
     return out;
   }
@@ -877,6 +883,7 @@ class ElementwiseVectorRows : public IrRule {
       const std::map<hlo::PrimitiveType, std::set<int64_t>> by_type = entry.second;
       out.push_back(elementwiseRewrite(
           b, name() + "-" + std::string(hlo::opcodeName(entry.first)), entry.first,
+          egraph::ApplierReads::kMatch,
           [&b, by_type](const OpDesc& e, ClassId whole,
                         std::vector<ClassId> operands) -> std::optional<ClassId> {
             auto it = by_type.find(e.shape.elementType());
@@ -952,7 +959,7 @@ class ElementwiseSplit : public IrRule {
         if (key.first == op) sizes_of[key.second] = rows_ ? extents.rows : extents.cols;
       }
       out.push_back(elementwiseRewrite(
-          b, name() + "-" + std::string(hlo::opcodeName(op)), op,
+          b, name() + "-" + std::string(hlo::opcodeName(op)), op, egraph::ApplierReads::kMatch,
           [&b, dim, sizes_of](const OpDesc& e, ClassId whole,
                               std::vector<ClassId> operands) -> std::optional<ClassId> {
             auto it = sizes_of.find(e.shape.elementType());
@@ -1031,13 +1038,14 @@ class FlattenOverConcat : public IrRule {
           pb.build(pb.node(b.ir().opFor(HloOpcode::kReshape), AttrMatch::bind("r"), {inner}));
       Pattern keep = p;
       out.emplace_back(
-          name() + (bitcast ? "-bitcast" : ""), std::move(p),
-          [&b, keep](EGraph&, ClassId, const Subst& s) -> std::optional<ClassId> {
-            const OpDesc& r = bound(b, keep, s, "r");
-            if (r.shape.elementType() != hlo::PrimitiveType::kU8 || r.shape.rank() != 1)
-              return std::nullopt;
-            return byteConcat(b, s[keep.var("x")]);
-          });
+             name() + (bitcast ? "-bitcast" : ""), std::move(p),
+             [&b, keep](EGraph&, ClassId, const Subst& s) -> std::optional<ClassId> {
+               const OpDesc& r = bound(b, keep, s, "r");
+               if (r.shape.elementType() != hlo::PrimitiveType::kU8 || r.shape.rank() != 1)
+                 return std::nullopt;
+               return byteConcat(b, s[keep.var("x")]);
+             })
+          .reads(egraph::ApplierReads::kSubstNodes);  // whether x is a concatenation
     }
     return out;
   }
@@ -1126,7 +1134,8 @@ class MovementOverConcat : public IrRule {
                          if (!cut) return std::nullopt;
                          return m == HloOpcode::kTranspose ? overTranspose(b, move, *cut)
                                                            : overReshape(b, move, *cut);
-                       });
+                       })
+          .reads(egraph::ApplierReads::kSubstNodes);  // whether x is a concatenation
     }
     return out;
   }

@@ -56,7 +56,7 @@ SaturationStats Selector::saturate() {
     if (!rules_.empty()) {
       egraph::Runner runner(g_,
                             egraph::Limits{.max_nodes = options_.max_nodes, .max_iterations = 1});
-      runner.run(rules_);
+      runner.setApplied(&applied_).run(rules_);
     }
     changes += runViewPass(g_, builder_).unions;
     changes += runConstantFoldPass(g_, builder_).unions;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "egraph/rewrite.h"
+#include "egraph/runner.h"
 #include "isel/extract.h"
 #include "isel/isa_match.h"
 #include "isel/kernel.h"
@@ -73,6 +74,7 @@ class Selector {
   IsaNeeds needs_;
   std::vector<const IrRule*> selected_;
   std::vector<egraph::Rewrite> rules_;
+  egraph::AppliedMatches applied_;  // the rules' matches applied by earlier iterations
   bool saturated_ = false;
 };
 

@@ -157,6 +157,7 @@ struct Saturation {
   std::vector<egraph::Rewrite> rules;
   std::unique_ptr<IsaMatcher> matcher;
   std::vector<ClassId> regions;
+  egraph::AppliedMatches applied;
 
   Saturation(const taidl::Isa& i, const UnitSet& u, const hlo::HloModule& m)
       : isa(i), units(u), kernel(importKernel(m, b)) {
@@ -169,9 +170,12 @@ struct Saturation {
         rules.push_back(std::move(w));
     }
   }
-  // One iteration; `fresh` matches with a new matcher (everything again).
-  void iterate(bool fresh) {
-    egraph::Runner(g, egraph::Limits{.max_nodes = 50'000, .max_iterations = 1}).run(rules);
+  // One iteration; `fresh` matches with a new matcher (everything again), `every_match` applies
+  // every match of the rules (none skipped as applied before).
+  void iterate(bool fresh, bool every_match = false) {
+    egraph::Runner(g, egraph::Limits{.max_nodes = 50'000, .max_iterations = 1})
+        .setApplied(every_match ? nullptr : &applied)
+        .run(rules);
     runViewPass(g, b);
     runConstantFoldPass(g, b);
     runRowSplitPass(g, b);
@@ -214,6 +218,40 @@ TEST(IsaMatcher, IncrementalMatchingEqualsMatchingEverything) {
       }
       if (k > 0 && incremental.g.nodeCount() == before) break;
     }
+  }
+}
+
+// The rules skip matches they applied before whose applier reads nothing that changed
+// (egraph::AppliedMatches): every iteration leaves the same e-graph as applying every match.
+TEST(IsaMatcher, SkippingAppliedMatchesEqualsApplyingEveryMatch) {
+  for (auto [spec, file] :
+       {std::pair<const char*, const char*>{"isa/gemmini.taidl", "examples/gemmini/mm3_add_d.hlo"},
+        {"isa/amx.taidl", "examples/amx/k3_f32_outer_14x32.hlo"},
+        {"isa/amx.taidl", "examples/amx/k5_int8_gemm_requantize.hlo"},
+        {"isa/qkv.taidl", "examples/attention/attention.hlo"}}) {
+    SCOPED_TRACE(file);
+    taidl::Isa isa = taidl::loadIsaFile(testing::sourceDir() + "/" + spec);
+    UnitSet units = buildUnits(isa);
+    std::string path = testing::sourceDir() + "/" + file;
+    auto kernel = hlo::parseModule(readFile(path), path);
+    Saturation skipping(isa, units, *kernel), every(isa, units, *kernel);
+    for (int k = 0; k < 10; ++k) {
+      SCOPED_TRACE(k);
+      size_t before = skipping.g.nodeCount();
+      skipping.iterate(false);
+      every.iterate(false, true);
+      ASSERT_EQ(skipping.g.nodeCount(), every.g.nodeCount());
+      ASSERT_EQ(skipping.g.nodeIdCount(), every.g.nodeIdCount());
+      ASSERT_EQ(skipping.g.classCount(), every.g.classCount());
+      ASSERT_TRUE(std::equal(skipping.g.classes().begin(), skipping.g.classes().end(),
+                             every.g.classes().begin(), every.g.classes().end()));
+      for (ClassId c : skipping.g.classes()) {
+        auto a = skipping.g.nodes(c), b = every.g.nodes(c);
+        ASSERT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << c.value;
+      }
+      if (k > 0 && skipping.g.nodeCount() == before) break;
+    }
+    EXPECT_GT(skipping.applied.skipped(), 0u);
   }
 }
 
