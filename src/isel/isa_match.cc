@@ -878,6 +878,9 @@ bool IsaMatcher::tryPattern(int32_t pattern, ClassId x) {
   std::vector<State> found;
   matchNode(p, p.skeleton_root, x, s, [&](State& m) {
     if (found.size() >= 16 || !m.alpha.settle() || !bindUndetermined(p, u, m.alpha)) return;
+    // The identity links first: they may fix an α the types leave open (Gemmini bias_load's
+    // pitch, when the tile is read contiguously).
+    if (!unifyIdentityLinks(p, m)) return;
     if (!m.alpha.complete()) {
       // Types that fix only a product of α: every completion that verify() accepts computes the
       // class (its types and attributes are the matched ones); the first is kept.
@@ -891,7 +894,7 @@ bool IsaMatcher::tryPattern(int32_t pattern, ClassId x) {
       }
       return;
     }
-    if (unifyIdentityLinks(p, m)) found.push_back(m);
+    found.push_back(m);
   });
   if (found.empty()) {
     fail(pattern, x, "operands do not have the instruction's structure or types");

@@ -1,6 +1,7 @@
 #include "isel/units.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace tacit::isel {
 namespace {
@@ -45,12 +46,29 @@ UnitPattern patternFor(int32_t unit, int32_t case_index, int32_t output, const t
   return p;
 }
 
+// Whether a pad/slice is never the identity: its operand and result types have different dims
+// that no α can make equal (AMX mm512_broadcast's lane-0 slice of f32[1, 16]).
+bool neverIdentity(const UnitPattern& p, const PatternNode& n) {
+  const taidl::TypeExpr& result = p.sym->ops[static_cast<size_t>(n.op)].type;
+  const taidl::TypeExpr& operand =
+      p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(n.children[0])].op)].type;
+  if (result.dims.size() != operand.dims.size()) return true;
+  for (size_t i = 0; i < result.dims.size(); ++i) {
+    std::optional<int64_t> r = result.dims[i].constantValue();
+    std::optional<int64_t> o = operand.dims[i].constantValue();
+    if (r && o && *r != *o) return true;
+  }
+  return false;
+}
+
 // A link of a movement chain: an invertible movement, or a pad/slice that the rule will only use
-// where α makes it the identity (the padding value of a pad must be a constant).
+// where α makes it the identity (the padding value of a pad must be a constant). A pad/slice that
+// is never the identity stays in the skeleton, where it is matched like any other operator.
 bool isChainLink(const UnitPattern& p, int32_t node) {
   const PatternNode& n = p.nodes[static_cast<size_t>(node)];
   if (n.input >= 0 || n.children.empty()) return false;
   HloOpcode op = p.sym->ops[static_cast<size_t>(n.op)].opcode;
+  if (isIdentityLink(op) && neverIdentity(p, n)) return false;
   if (op == HloOpcode::kPad) {
     const PatternNode& value = p.nodes[static_cast<size_t>(n.children[1])];
     return value.input < 0 &&

@@ -15,8 +15,10 @@
 //   reads; AMX's register-form add loses its own kernel to the memory-operand form, which cannot
 //   take two computed operands. The kernel is then the unit's semantics with every operand it
 //   reads from a non-HBM buffer computed by another computing unit of the spec (each with fresh
-//   parameters), or with its non-HBM result read by one; the first such kernel that covers it
-//   counts, and the output names the other unit.
+//   parameters), or with its non-HBM result read by one, at each α choice in turn; the first such
+//   kernel that covers it counts, and the output names the other unit. (Gemmini's bias_load is
+//   covered at its contiguous pitch: the selector matches a computing unit's pitched input only
+//   where the pitch is the row, see docs/isel.md.)
 // * Macros. The emitted program is the macros' expansion, so an instruction also runs where a
 //   candidate calls a macro that calls it (TPUv1's matmul runs inside matmul_weights).
 // Besides patterns, the output counts instructions (macros are not instructions): covered when
@@ -323,7 +325,7 @@ TEST_P(Coverage, EveryUnitIsInASmallestCandidateOfItsOwnKernel) {
       if (attempt(*kernel)) break;
     }
     std::string context;
-    for (size_t i = 0; i < choices.size() && i < 2 && found == Found::kNo; ++i) {
+    for (size_t i = 0; i < choices.size() && found == Found::kNo; ++i) {
       std::vector<ContextKernel> kernels;
       try {
         kernels = contextKernels(isa, units, p, choices[i]);
@@ -372,7 +374,7 @@ TEST_P(Coverage, EveryUnitIsInASmallestCandidateOfItsOwnKernel) {
   // Not yet every pattern (see docs/isel.md, "Coverage"): the floor is what is covered today, so
   // a regression fails.
   static const std::map<std::string, size_t> kFloor = {
-      {"qkv", 7}, {"qkv_new", 10}, {"gemmini", 32}, {"amx", 21}, {"tpuv1", 6}};
+      {"qkv", 7}, {"qkv_new", 10}, {"gemmini", 34}, {"amx", 22}, {"tpuv1", 6}};
   EXPECT_GE(covered, kFloor.at(GetParam())) << GetParam();
 }
 

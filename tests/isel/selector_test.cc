@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "common/paths.h"
@@ -43,13 +44,15 @@ TEST(Selector, QkvAttentionFirstCandidateIsThePublishedNineInstructions) {
 }
 
 // Intermediates stay on chip: one store to HBM per kernel result in the first candidate —
-// except where a round trip through HBM is the smaller program: an int8-saturated sum that feeds
-// another sum (add3, add4, mac_add) is stored by `mvout_acc` and added by an accumulating mvin
-// (Gemmini's accumulate bit), not by an identity matmul through the array; those kernels store
-// each such sum. (mm_add_mm still adds two saturated products on chip, through the array.)
+// except where a round trip through HBM is as small a program: an int8-saturated sum that feeds
+// another sum (add3, add4) is stored by `mvout_acc` and added by an accumulating mvin (Gemmini's
+// accumulate bit), not by an identity matmul through the array; those kernels store each such
+// sum. For mac_add the two are the same size (8 calls), so either may come first. (mm_add_mm adds
+// two saturated products on chip, through the array.)
 TEST(Selector, GemminiLibraryKernelsAndCompositionsAllHaveCandidates) {
   taidl::Isa isa = taidl::loadIsaFile(example("isa/gemmini.taidl"));
-  const std::map<std::string, size_t> round_trips = {{"add3", 1}, {"add4", 2}, {"mac_add", 1}};
+  const std::map<std::string, size_t> round_trips = {{"add3", 1}, {"add4", 2}};
+  const std::set<std::string> either = {"mac_add"};  // on chip or one round trip: equal size
   for (const char* k : {"add", "matmul", "mac", "add3", "add4", "mm_add_mm", "mac_add", "mm3",
                         "mm3_add_a", "mm3_add_d", "mm4_a", "mm4_d"}) {
     SCOPED_TRACE(k);
@@ -66,8 +69,12 @@ TEST(Selector, GemminiLibraryKernelsAndCompositionsAllHaveCandidates) {
         stores += first->values[static_cast<size_t>(v)].buffer == 0;
     }
     auto rt = round_trips.find(k);
-    EXPECT_EQ(stores, 1u + (rt == round_trips.end() ? 0 : rt->second))
-        << first->str(isa, sel.units());
+    if (either.count(k)) {
+      EXPECT_TRUE(stores == 1u || stores == 2u) << first->str(isa, sel.units());
+    } else {
+      EXPECT_EQ(stores, 1u + (rt == round_trips.end() ? 0 : rt->second))
+          << first->str(isa, sel.units());
+    }
   }
 }
 
