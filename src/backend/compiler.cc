@@ -65,7 +65,6 @@ CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
 
   auto extractor = selector.extractor(options.extract);
   std::optional<CompileResult> best;
-  int64_t best_cost = 0;
   std::string last_failure;
   stats.stop = "every candidate within the size bound was examined";
   while (true) {
@@ -113,9 +112,7 @@ CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
     if (allocation.rewritten) graph = std::move(*allocation.rewritten);
     allocation.rewritten.reset();
     ProgramCosts costs = measure(isa, selector.units(), *graph, allocation);
-    int64_t cost = costs.of(result.model);
-    if (!best || cost < best_cost) {
-      best_cost = cost;
+    if (!best || costs.betterThan(best->costs, result.model)) {
       stats.best_candidate = stats.candidates;
       CompileResult r;
       r.graph = std::move(*graph);

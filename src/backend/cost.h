@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "alloc/allocator.h"
@@ -31,6 +32,15 @@ struct ProgramCosts {
   int64_t hbm_bytes = 0;
   int64_t of(CostModel m) const {
     return m == CostModel::kCount ? instructions : m == CostModel::kSpec ? spec : bytes;
+  }
+  // Whether this program is better than `other` under `m`: a lower cost, and between equal costs
+  // less HBM traffic, then fewer bytes moved, then fewer instructions (candidates of equal cost
+  // are otherwise an arbitrary tie-break of the extraction order).
+  bool betterThan(const ProgramCosts& other, CostModel m) const {
+    auto key = [m](const ProgramCosts& c) {
+      return std::tuple(c.of(m), c.hbm_bytes, c.bytes, c.instructions);
+    };
+    return key(*this) < key(other);
   }
 };
 
