@@ -233,9 +233,9 @@ bool AlphaSolver::settle() {
 struct IsaMatcher::Accepted {
   int32_t pattern;
   State state;
-  uint64_t pair = kNoPair;  // the (pattern, class) key of a non-movement match
-  bool replayed = false;    // the state is the previous run's (the pair did not change)
-  static constexpr uint64_t kNoPair = ~uint64_t{0};
+  uint32_t record = kNoRecord;  // in records_: its (pattern, class) pair (not a strided load)
+  bool replayed = false;        // the state is the previous run's (the pair did not change)
+  static constexpr uint32_t kNoRecord = ~uint32_t{0};
 };
 
 IsaMatcher::IsaMatcher(const taidl::Isa& isa, const UnitSet& units, IrBuilder& b)
@@ -1153,11 +1153,13 @@ void IsaMatcher::replayFailure(const MatchFailure& f) {
 
 size_t IsaMatcher::run() {
   std::vector<MatchFailure> previous_failures = std::move(failures_);
-  std::unordered_map<uint64_t, PairRecord> previous = std::move(records_);
+  std::vector<PairRecord> previous = std::move(records_);
+  std::vector<uint32_t> previous_begin = std::move(pattern_records_);
   failures_.clear();
   failure_counts_.clear();
   accepted_.clear();
   records_.clear();
+  pattern_records_.clear();
   egraph::EGraph& g = b_.egraph();
   ViewIndex views(g, b_);
   views_ = &views;
@@ -1168,28 +1170,37 @@ size_t IsaMatcher::run() {
     const UnitPattern& p = units_.patterns[pi];
     const SymOp& top = p.sym->ops[static_cast<size_t>(
         p.nodes[static_cast<size_t>(p.pure_movement ? p.root : p.skeleton_root)].op)];
+    pattern_records_.push_back(static_cast<uint32_t>(records_.size()));
+    // The pattern's previous records, walked in step with the classes.
+    const bool had = pi + 1 < previous_begin.size();
+    uint32_t old = had ? previous_begin[pi] : 0;
+    const uint32_t old_end = had ? previous_begin[pi + 1] : 0;
     for (ClassId c : classes) {
       const hlo::Shape& shape = b_.shape(c);
       if (shape.elementType() != top.type.dtype ||
           shape.rank() != static_cast<int64_t>(top.type.dims.size()))
         continue;
-      const uint64_t pair = (static_cast<uint64_t>(pi) << 32) | c.value;
-      PairRecord& record = records_[pair];
+      while (old < old_end && previous[old].eclass.value < c.value)
+        ++old;
+      const uint32_t index = static_cast<uint32_t>(records_.size());
+      PairRecord& record = records_.emplace_back();
+      record.eclass = c;
       // A movement pattern matched from the output side reads only the class's type; any other
       // pattern the e-nodes within its height.
-      auto old = !p.pure_movement && changed_within[c.value] <= heights_[pi] ? previous.end()
-                                                                             : previous.find(pair);
-      if (old != previous.end()) {
+      const bool unchanged = (p.pure_movement || changed_within[c.value] > heights_[pi]) &&
+                             old < old_end && previous[old].eclass == c;
+      if (unchanged) {
         // Unchanged since the previous run: the same failures and matches.
+        PairRecord& before = previous[old];
         record.match_begin = static_cast<uint32_t>(failures_.size());
-        for (uint32_t i = old->second.match_begin; i < old->second.match_end; ++i)
+        for (uint32_t i = before.match_begin; i < before.match_end; ++i)
           replayFailure(previous_failures[i]);
         record.match_end = static_cast<uint32_t>(failures_.size());
-        for (State& s : old->second.accepted)
-          accepted_.push_back({static_cast<int32_t>(pi), std::move(s), pair, true});
-        if (!old->second.accepted.empty()) {
-          record.construct_begin = old->second.construct_begin;  // in previous_failures
-          record.construct_end = old->second.construct_end;
+        for (State& s : before.accepted)
+          accepted_.push_back({static_cast<int32_t>(pi), std::move(s), index, true});
+        if (!before.accepted.empty()) {
+          record.construct_begin = before.construct_begin;  // in previous_failures
+          record.construct_end = before.construct_end;
         }
       } else {
         record.match_begin = static_cast<uint32_t>(failures_.size());
@@ -1202,13 +1213,14 @@ size_t IsaMatcher::run() {
         }
         record.match_end = static_cast<uint32_t>(failures_.size());
         for (size_t i = first; i < accepted_.size(); ++i)
-          accepted_[i].pair = pair;
+          accepted_[i].record = index;
       }
       // Strided loads depend on the class's views, which depend on the order of the queries
       // (view_index.h): matched every run.
       if (p.pure_movement) tryStridedLoad(static_cast<int32_t>(pi), c);
     }
   }
+  pattern_records_.push_back(static_cast<uint32_t>(records_.size()));
   size_t before = g.nodeCount();
   size_t unions = 0;
   // A construction that merges a class that existed before construction into another class
@@ -1220,8 +1232,8 @@ size_t IsaMatcher::run() {
     Accepted& a = accepted_[i];
     const UnitPattern& p = units_.patterns[static_cast<size_t>(a.pattern)];
     const bool first_of_pair =
-        a.pair != Accepted::kNoPair && (i == 0 || accepted_[i - 1].pair != a.pair);
-    PairRecord* record = a.pair == Accepted::kNoPair ? nullptr : &records_[a.pair];
+        a.record != Accepted::kNoRecord && (i == 0 || accepted_[i - 1].record != a.record);
+    PairRecord* record = a.record == Accepted::kNoRecord ? nullptr : &records_[a.record];
     if (first_of_pair) {
       // The pair's construction failures: replayed, or those this run records.
       if (a.replayed && !merged_old_) {
