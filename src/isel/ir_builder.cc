@@ -16,9 +16,12 @@ ClassId IrBuilder::add(OpDesc desc, std::span<const ClassId> children) {
   for (ClassId c : children)
     operand_shapes.push_back(&shapes_.data(c));
   bool declared = desc.shape.elementType() != PrimitiveType::kInvalid;
-  hlo::HloAttributes attrs = desc.attrs;
+  // Only a reduce needs attributes of its own (copying them for every node the rules build again
+  // showed in profiles).
+  hlo::HloAttributes reduce_attrs;
   std::unique_ptr<hlo::HloComputation> reducer_comp;
   if (desc.opcode == HloOpcode::kReduce) {
+    reduce_attrs = desc.attrs;
     // Shape inference checks the reducer's signature: give it a scalar computation of the kind.
     PrimitiveType t = shapes_.data(children[1]).elementType();
     reducer_comp = std::make_unique<hlo::HloComputation>("reducer");
@@ -35,8 +38,9 @@ ClassId IrBuilder::add(OpDesc desc, std::span<const ClassId> children) {
     r->addOperand(p0);
     r->addOperand(p1);
     reducer_comp->setRoot(r);
-    attrs.called.push_back({"to_apply", {reducer_comp.get()}, false});
+    reduce_attrs.called.push_back({"to_apply", {reducer_comp.get()}, false});
   }
+  const hlo::HloAttributes& attrs = reducer_comp ? reduce_attrs : desc.attrs;
   hlo::ShapeResult result =
       hlo::inferShape(desc.opcode, operand_shapes, attrs, declared ? &desc.shape : nullptr);
   if (!result.ok()) {

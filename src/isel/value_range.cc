@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
-#include <unordered_set>
+#include <vector>
 
+#include "egraph/id_table.h"
 #include "hlo/dtype.h"
 
 namespace tacit::isel {
@@ -35,17 +35,21 @@ class RangeFinder {
 
   ValueRange ofClass(ClassId c, int depth) {
     c = g_.find(c);
-    if (depth <= 0 || visiting_.count(c.value)) return fullRange(c);
-    if (auto it = memo_.find(c.value); it != memo_.end()) return it->second;
-    visiting_.insert(c.value);
+    if (depth <= 0) return fullRange(c);
+    const uint32_t hash = static_cast<uint32_t>(egraph::detail::hashFinish(c.value));
+    const uint32_t at = index_.find(hash, [&](uint32_t i) { return seen_[i].cls == c.value; });
+    if (at != egraph::detail::IdTable::kEmpty)  // still on the stack: a cycle
+      return seen_[at].done ? seen_[at].range : fullRange(c);
+    const uint32_t self = static_cast<uint32_t>(seen_.size());
+    seen_.push_back({c.value, false, {}});
+    index_.insert(hash, self);
     std::vector<NodeId> nodes;
     g_.forEachNode(c, [&](NodeId n) { nodes.push_back(n); });
     ValueRange r = ValueRange::of(
         ir_.shapeOf(g_.node(nodes.front()).op(), g_.node(nodes.front()).attr()).elementType());
     for (NodeId n : nodes)
       r = intersect(r, ofNode(g_.node(n), depth));
-    visiting_.erase(c.value);
-    memo_[c.value] = r;  // a range cut short on a cycle is wider: still sound
+    seen_[self] = {c.value, true, r};  // a range cut short on a cycle is wider: still sound
     return r;
   }
 
@@ -178,8 +182,15 @@ class RangeFinder {
 
   const egraph::EGraph& g_;
   const IrLanguage& ir_;
-  std::unordered_map<uint32_t, ValueRange> memo_;
-  std::unordered_set<uint32_t> visiting_;
+  // The classes this query reached: on the stack (not done) or with their range, found through
+  // an open-addressing index (std::unordered_map/set lookups were most of the queries' time).
+  struct Seen {
+    uint32_t cls = 0;
+    bool done = false;
+    ValueRange range;
+  };
+  std::vector<Seen> seen_;
+  egraph::detail::IdTable index_;
 };
 
 }  // namespace
