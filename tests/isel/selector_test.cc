@@ -43,6 +43,77 @@ TEST(Selector, QkvAttentionFirstCandidateIsThePublishedNineInstructions) {
   EXPECT_EQ(got, std::multiset<std::string>(expected.begin(), expected.end())) << text;
 }
 
+// Names of the calls of g, in order.
+std::multiset<std::string> callNames(const Selector& sel, const PiiGraph& g) {
+  std::multiset<std::string> names;
+  for (const PiiNode& n : g.nodes) {
+    if (n.kind == PiiKind::kCall) names.insert(sel.units().units[static_cast<size_t>(n.unit)].name);
+  }
+  return names;
+}
+
+// mm512_broadcast's lane-0 slice of f32[1, 16] is never an identity, so it is matched as part of
+// the pattern (not cut into an input chain that only identities could satisfy): lane 0 of a
+// computed register is broadcast in the register, with no store and reload.
+TEST(Selector, AmxBroadcastOfAComputedLaneStaysInRegisters) {
+  taidl::Isa isa = taidl::loadIsaFile(example("isa/amx.taidl"));
+  auto kernel = hlo::parseModule(R"(
+HloModule lane0
+ENTRY main {
+  a = f32[1,16] parameter(0)
+  b = f32[1,16] parameter(1)
+  sum = f32[1,16] add(a, b)
+  lane = f32[1,1] slice(sum), slice={[0:1], [0:1]}
+  x = f32[] reshape(lane)
+  ROOT r = f32[1,16] broadcast(x), dimensions={}
+})",
+                                 "lane0.hlo");
+  Selector sel(isa, *kernel);
+  sel.saturate();
+  auto first = sel.extractor({})->next();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(callNames(sel, *first), (std::multiset<std::string>{"mm512_load", "mm512_add_mem",
+                                                                "mm512_broadcast", "mm512_store"}))
+      << first->str(isa, sel.units());
+}
+
+// bias_load (int8 branch) has its pitch only in the input chain's pad/slice; the identity links
+// fix it (pitch = DIM) before α is completed by enumeration, so the instruction matches a
+// contiguous int8 tile sign-extended to s32.
+TEST(Selector, GemminiInt8BiasLoadMatchesAContiguousTile) {
+  taidl::Isa isa = taidl::loadIsaFile(example("isa/gemmini.taidl"));
+  auto kernel = hlo::parseModule(R"(
+HloModule bias8
+ENTRY main {
+  d = s8[16,16] parameter(0)
+  a = s8[16,16] parameter(1)
+  b = s8[16,16] parameter(2)
+  wd = s32[16,16] convert(d)
+  wa = s32[16,16] convert(a)
+  wb = s32[16,16] convert(b)
+  p = s32[16,16] dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  sum = s32[16,16] add(p, wd)
+  lo = s32[] constant(-128)
+  hi = s32[] constant(127)
+  c = s32[16,16] clamp(lo, sum, hi)
+  ROOT r = s8[16,16] convert(c)
+})",
+                                 "bias8.hlo");
+  Selector sel(isa, *kernel);
+  sel.saturate();
+  auto ex = sel.extractor({});
+  auto first = ex->next();
+  ASSERT_TRUE(first.has_value());
+  // bias_load, two mvins, matmul_os_acc and the store: as small as the first candidate.
+  bool found = callNames(sel, *first).count("bias_load") > 0;
+  for (int i = 0; i < 64 && !found; ++i) {
+    auto next = ex->next();
+    if (!next || next->callCount() > first->callCount()) break;
+    found = callNames(sel, *next).count("bias_load") > 0;
+  }
+  EXPECT_TRUE(found) << first->str(isa, sel.units());
+}
+
 // Intermediates stay on chip: one store to HBM per kernel result in the first candidate —
 // except where a round trip through HBM is as small a program: an int8-saturated sum that feeds
 // another sum (add3, add4) is stored by `mvout_acc` and added by an accumulating mvin (Gemmini's
