@@ -395,15 +395,16 @@ void Executor::execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> 
   int64_t* off = offsets(e.accesses.size());
   for (size_t i = 0; i < e.accesses.size(); ++i)
     off[i] = baseOffset(e.accesses[i], starts + e.accesses[i].start_offset);
-  executePlaced(e, state);
+  executePlaced(e, state, off);
 }
 
-void Executor::executePlaced(Entry& e, State& state) {
+void Executor::executePlaced(Entry& e, State& state, const int64_t* offsets) {
+  off_ = offsets;
   for (size_t i = 0; i < e.touches.size(); ++i) {
     const Entry::Touch& t = e.touches[i];
     if (t.write && t.span_bytes > 0) {
       state.buffers[static_cast<size_t>(t.buffer)].wrote(
-          static_cast<size_t>(offsets_[i]), static_cast<size_t>(offsets_[i] + t.span_bytes));
+          static_cast<size_t>(off_[i]), static_cast<size_t>(off_[i] + t.span_bytes));
     }
   }
   if (batching_ && !e.batch_checked) prepareBatch(e);
@@ -423,7 +424,7 @@ bool Executor::conflicts(const Entry& e) const {
   for (size_t i = 0; i < e.touches.size(); ++i) {
     const Entry::Touch& t = e.touches[i];
     const Dirty& d = dirty_[static_cast<size_t>(t.buffer)];
-    int64_t lo = offsets_[i];
+    int64_t lo = off_[i];
     // Outside every queued write (nothing queued for the buffer: lo = INT64_MAX), or empty.
     if (lo + t.span_bytes <= d.lo || lo >= d.hi || t.span_bytes == 0) continue;
     int64_t last = (lo + t.span_bytes - 1) / kDirtyBlock;
@@ -446,14 +447,14 @@ void Executor::enqueue(Entry& e, State& state) {
   for (size_t r = 0; r < b.in.size(); ++r) {
     auto bytes = static_cast<size_t>(b.in_bytes[r]);
     const uint8_t* mem =
-        state.buffers[static_cast<size_t>(b.in_buffer[r])].data() + offsets_[b.in_access[r]];
+        state.buffers[static_cast<size_t>(b.in_buffer[r])].data() + off_[b.in_access[r]];
     copyBytes(b.in[r] + i * bytes, mem, bytes);
   }
   if (dirty_.size() != state.buffers.size()) dirty_.resize(state.buffers.size());
   size_t nw = b.out.size();
   for (size_t w = 0; w < nw; ++w) {
     auto buf = static_cast<size_t>(b.out_buffer[w]);
-    int64_t lo = offsets_[b.out_access[w]], hi = lo + b.out_bytes[w];
+    int64_t lo = off_[b.out_access[w]], hi = lo + b.out_bytes[w];
     b.dst[i * nw + w] = state.buffers[buf].data() + lo;
     Dirty& d = dirty_[buf];
     d.lo = std::min(d.lo, lo);
@@ -519,7 +520,7 @@ void Executor::discard() {
 
 void Executor::runNow(Entry& e, State& state) {
   auto address = [&](uint32_t access) {
-    return state.buffers[static_cast<size_t>(e.accesses[access].buffer)].data() + offsets_[access];
+    return state.buffers[static_cast<size_t>(e.accesses[access].buffer)].data() + off_[access];
   };
   PhasePlan* prev = nullptr;
   for (PhasePlan& p : e.phases) {

@@ -135,9 +135,9 @@ class Executor {
   // that reads or writes what a queued execution writes, and at flush().
   void execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> attrs,
                const taidl::CallSite& site, bool clamp, State& state);
-  // The same for an execution whose accesses' byte offsets the caller wrote to offsets(), each
-  // already known to lie inside its buffer.
-  void executePlaced(Entry& e, State& state);
+  // The same for an execution given the byte offset of each access in its buffer (`offsets`,
+  // e.g. offsets(); read during the call only), each already known to lie inside its buffer.
+  void executePlaced(Entry& e, State& state, const int64_t* offsets);
   int64_t* offsets(size_t accesses) {
     if (offsets_.size() < accesses) offsets_.resize(accesses);
     return offsets_.data();
@@ -155,7 +155,7 @@ class Executor {
   void checkBounds(Entry& e, taidl::WalkResult& w, std::span<const int64_t> attrs,
                    const taidl::CallSite& site, bool clamp, int64_t hbm);
 
-  // Each uses offsets_: the byte offset of every access of the execution in its buffer.
+  // Each uses off_: the byte offset of every access of the execution in its buffer.
   void runNow(Entry& e, State& state);
   void prepareBatch(Entry& e);
   bool batchPlan(const Entry& e, BatchPlan& batch, int size);  // compiles plans[size]
@@ -170,7 +170,8 @@ class Executor {
   // The queue: `queued_` executions of `queue_entry_`; dirty_[b] marks the 64-byte blocks of
   // buffer b written by them (dirty_words_ lists the words to clear).
   std::vector<int64_t> offsets_;
-  hlo::AlignedBytes queue_mem_;  // the queued entry's batch staging
+  const int64_t* off_ = nullptr;  // the offsets of the execution being dispatched
+  hlo::AlignedBytes queue_mem_;   // the queued entry's batch staging
   Entry* queue_entry_ = nullptr;
   int queued_ = 0;
   struct Dirty {

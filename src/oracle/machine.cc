@@ -1,7 +1,6 @@
 #include "oracle/machine.h"
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 #include <iostream>
 #include <unordered_map>
@@ -34,14 +33,15 @@ struct CompiledSite {
     uint32_t depth = 0;
     int64_t coeff = 0;
   };
-  std::vector<int64_t> base;          // per access
-  std::vector<uint32_t> terms_begin;  // per access, + 1
+  std::vector<int64_t> base;  // per access
+  // The accesses whose offset moves with a loop variable, each with its terms: a call rewrites
+  // only these in `offsets` (the others keep their base).
+  struct Varying {
+    uint32_t access = 0, terms_begin = 0, terms_end = 0;
+  };
+  std::vector<Varying> varying;
   std::vector<Term> terms;
-  // The same for sites in at most kDense loops: per access, a coefficient per loop variable
-  // (zero-padded), so that an offset is computed without branches.
-  static constexpr size_t kDense = 4;
-  bool dense = false;
-  std::vector<std::array<int64_t, kDense>> coeff;
+  mutable std::vector<int64_t> offsets;  // per access, for Executor::executePlaced
 };
 
 // A program statement prepared for execution: its walk options (the call site for
@@ -61,6 +61,16 @@ struct Site {
   // Calls of an instruction: bit k set if its require k holds for every value the attributes
   // take in this program (interval analysis over the loop ranges), so it is not re-evaluated.
   uint64_t proven = 0;
+  // What `proven` was last proven for (kept across runs: the proof is the costly part of
+  // preparing a run).
+  struct Proof {
+    bool valid = false;
+    int32_t unit = -1;
+    std::vector<Affine> attrs;
+    std::vector<int64_t> lo, hi;
+    uint64_t proven = 0;
+  };
+  Proof proof;
   // Every attribute's value range over the loop ranges fits in int64 (with every partial sum),
   // so the attributes are evaluated without overflow checks.
   bool attrs_fit = false;
@@ -152,6 +162,7 @@ class Machine::Impl {
   const std::string* file_ = nullptr;
   // Compiled call sites of the last program run, by statement (kept across its runs).
   const Program* compiled_for_ = nullptr;
+  std::vector<Site> sites_;  // the last run's program, prepared (reused by the next run)
   std::unordered_map<const Stmt*, std::unique_ptr<CompiledSite>> compiled_;
 
   void reset(int64_t hbm_bytes) {
@@ -163,14 +174,27 @@ class Machine::Impl {
     exec_.discard();
     state_.hbm_bytes = hbm_bytes;
     state_.regs = isa_.initialRegisters();
-    stats_ = Stats();
+    clearStats();
     exec_.forEachEntry([](Entry& e) { e.executions = 0; });
+  }
+
+  // Zeroed stats for a run; the vectors keep their memory (a warm run allocates nothing here).
+  void clearStats() {
+    Stats s;
+    s.per_instruction = std::move(stats_.per_instruction);
+    s.cost_per_instruction = std::move(stats_.cost_per_instruction);
+    s.moved = std::move(stats_.moved);
+    s.bytes_read = std::move(stats_.bytes_read);
+    s.bytes_written = std::move(stats_.bytes_written);
     size_t n = isa_.instructions.size(), nb = isa_.buffers.size();
-    stats_.per_instruction.assign(n, 0);
-    stats_.cost_per_instruction.assign(n, 0);
-    stats_.moved.assign(nb + 1, std::vector<int64_t>(nb, 0));
-    stats_.bytes_read.assign(nb, 0);
-    stats_.bytes_written.assign(nb, 0);
+    s.per_instruction.assign(n, 0);
+    s.cost_per_instruction.assign(n, 0);
+    s.moved.resize(nb + 1);
+    for (std::vector<int64_t>& row : s.moved)
+      row.assign(nb, 0);
+    s.bytes_read.assign(nb, 0);
+    s.bytes_written.assign(nb, 0);
+    stats_ = std::move(s);
   }
 
   int64_t bufferBytes(size_t b, int64_t hbm_bytes) const {
@@ -185,20 +209,35 @@ class Machine::Impl {
   }
 
   // ---- preparing a program ----
+  // Prepares `sites` for the statements `list`. The Sites of the previous run are reused (a run
+  // allocates nothing for them), everything is set as for a fresh Site except the proof of the
+  // requires, which is redone only if the call or its loop ranges differ from the proof's.
   // `lo`/`hi`: the range of each enclosing loop variable; `known` false once one is unknown.
-  std::vector<Site> prepare(const std::vector<Stmt>& list, std::vector<int64_t>& lo,
-                            std::vector<int64_t>& hi, bool known) {
-    std::vector<Site> out;
-    out.reserve(list.size());
-    for (const Stmt& s : list) {
-      Site& site = out.emplace_back();
+  void prepare(std::vector<Site>& sites, const std::vector<Stmt>& list, std::vector<int64_t>& lo,
+               std::vector<int64_t>& hi, bool known) {
+    sites.resize(list.size());
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Stmt& s = list[i];
+      Site& site = sites[i];
       site.stmt = &s;
       site.walk.constraints =
           options_.warn_constraints ? taidl::ConstraintMode::kWarn : taidl::ConstraintMode::kError;
       site.walk.warnings = options_.warnings;
-      site.walk.site = taidl::CallSite{file_ ? *file_ : std::string(), s.loc};
+      if (file_ != nullptr)
+        site.walk.site.file = *file_;
+      else
+        site.walk.site.file.clear();
+      site.walk.site.loc = s.loc;
       site.attrs.resize(s.attrs.size());
-      if (s.kind == StmtKind::kCall && !s.is_macro && known) site.proven = prove(s, lo, hi);
+      site.memo = nullptr;
+      site.expanded = false;
+      site.compiled = nullptr;
+      site.looked_up = site.compile_done = false;
+      site.proven = 0;
+      site.attrs_fit = false;
+      site.loop_lo.clear();
+      site.loop_hi.clear();
+      if (s.kind == StmtKind::kCall && !s.is_macro && known) site.proven = proven(site, lo, hi);
       if (s.kind == StmtKind::kCall && known) {
         site.loop_lo = lo;
         site.loop_hi = hi;
@@ -208,18 +247,36 @@ class Machine::Impl {
           if (!affineRange(a, lo, hi, &mn, &mx)) site.attrs_fit = false;
         }
       }
-      if (s.kind == StmtKind::kLoop) {
-        int64_t lmin = 0, lmax = 0, hmin = 0, hmax = 0;
-        bool k = known && affineRange(s.lo, lo, hi, &lmin, &lmax) &&
-                 affineRange(s.hi, lo, hi, &hmin, &hmax) && lmin < hmax;
-        lo.push_back(lmin);
-        hi.push_back(hmax - 1);
-        site.body = prepare(s.body, lo, hi, k);
-        lo.pop_back();
-        hi.pop_back();
+      if (s.kind != StmtKind::kLoop) {
+        site.body.clear();
+        continue;
       }
+      int64_t lmin = 0, lmax = 0, hmin = 0, hmax = 0;
+      bool k = known && affineRange(s.lo, lo, hi, &lmin, &lmax) &&
+               affineRange(s.hi, lo, hi, &hmin, &hmax) && lmin < hmax;
+      lo.push_back(lmin);
+      hi.push_back(hmax - 1);
+      prepare(site.body, s.body, lo, hi, k);
+      lo.pop_back();
+      hi.pop_back();
     }
-    return out;
+  }
+
+  // prove(*site.stmt, lo, hi), from the site's last proof if that was for the same call in the
+  // same loop ranges (the proof depends on nothing else).
+  uint64_t proven(Site& site, const std::vector<int64_t>& lo, const std::vector<int64_t>& hi) {
+    const Stmt& s = *site.stmt;
+    Site::Proof& p = site.proof;
+    if (p.valid && p.unit == s.unit && p.attrs == s.attrs && p.lo == lo && p.hi == hi)
+      return p.proven;
+    p.valid = false;
+    p.proven = prove(s, lo, hi);
+    p.unit = s.unit;
+    p.attrs = s.attrs;
+    p.lo = lo;
+    p.hi = hi;
+    p.valid = true;
+    return p.proven;
   }
 
   // The requires of call `s` that hold for all its attribute values in the loop ranges.
@@ -474,41 +531,29 @@ class Machine::Impl {
     }
     int64_t mn = 0, mx = 0;
     if (!affineRange(offset, s.loop_lo, s.loop_hi, &mn, &mx)) return false;
+    auto access = static_cast<uint32_t>(c.base.size());
     c.base.push_back(base);
-    if (c.terms_begin.empty()) c.terms_begin.push_back(0);
+    c.offsets.push_back(base);
+    if (offset.terms.empty()) return true;
+    auto begin = static_cast<uint32_t>(c.terms.size());
     for (const Affine::Term& t : offset.terms)
       c.terms.push_back({t.depth, t.coeff});
-    c.terms_begin.push_back(static_cast<uint32_t>(c.terms.size()));
-    c.dense = s.loop_lo.size() <= CompiledSite::kDense;
-    std::array<int64_t, CompiledSite::kDense> dense{};
-    for (const Affine::Term& t : offset.terms) {
-      if (t.depth < CompiledSite::kDense) dense[t.depth] = t.coeff;
-    }
-    c.coeff.push_back(dense);
+    c.varying.push_back({access, begin, static_cast<uint32_t>(c.terms.size())});
     return true;
   }
 
   void compiledCall(Site& s, const std::vector<int64_t>& loops) {
     const CompiledSite& c = *s.compiled;
     Entry& e = *c.entry;
-    int64_t* off = exec_.offsets(c.base.size());
-    if (c.dense) {
-      int64_t l[CompiledSite::kDense] = {};
-      for (size_t d = 0; d < loops.size() && d < CompiledSite::kDense; ++d)
-        l[d] = loops[d];
-      for (size_t i = 0; i < c.base.size(); ++i) {
-        const std::array<int64_t, CompiledSite::kDense>& k = c.coeff[i];
-        off[i] = c.base[i] + k[0] * l[0] + k[1] * l[1] + k[2] * l[2] + k[3] * l[3];
-      }
-    }
-    for (size_t i = 0; i < c.base.size() && !c.dense; ++i) {
-      int64_t v = c.base[i];
-      for (uint32_t t = c.terms_begin[i]; t < c.terms_begin[i + 1]; ++t)
-        v += c.terms[t].coeff * loops[c.terms[t].depth];
-      off[i] = v;
+    int64_t* off = c.offsets.data();
+    for (const CompiledSite::Varying& v : c.varying) {
+      int64_t x = c.base[v.access];
+      for (uint32_t t = v.terms_begin; t < v.terms_end; ++t)
+        x += c.terms[t].coeff * loops[c.terms[t].depth];
+      off[v.access] = x;
     }
     count(e, s.stmt->unit, c.cost);
-    exec_.executePlaced(e, state_);
+    exec_.executePlaced(e, state_, off);
   }
 
   // Fills the byte counters of stats_ from the executions of each entry.
@@ -539,12 +584,12 @@ class Machine::Impl {
     if (compiled_for_ != &p) compiled_.clear();  // only the program run last is kept
     compiled_for_ = &p;
     std::vector<int64_t> lo, hi;
-    std::vector<Site> sites = prepare(p.body, lo, hi, true);
+    prepare(sites_, p.body, lo, hi, true);
     std::vector<int64_t> loops;
     // A trace callback may look at memory between instructions: nothing is queued then.
     exec_.setBatching(options_.batch && !options_.trace);
     try {
-      block(sites, loops);
+      block(sites_, loops);
     } catch (...) {
       // What executed before the error is in memory; the failing call did not execute.
       exec_.flush(state_);
