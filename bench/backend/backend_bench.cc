@@ -8,8 +8,9 @@
 // quantities summed over the "library sequence": the kernel cut at every value of its interface
 // element types (the element types of its parameters and results, i.e. where a library call
 // would take its operands from HBM and store its result), each piece compiled as its own kernel.
-// A piece that does not compile on its own is fused with its producers (its input cuts removed)
-// until it does, so the library sequence is the finest one the ISA can run. Compile time is the
+// A piece that does not compile on its own is fused with its producers (its input cuts removed),
+// or, if only parameters feed it, into its consumers, until it does, so the library sequence is
+// the finest one the ISA can run. Compile time is the
 // median of N runs of backend::compile (single-threaded), wall clock and thread CPU time.
 //
 // Usage: bench_backend [--runs N] [--write-chain PATH] [FILTER]
@@ -267,10 +268,14 @@ Library librarySequence(const taidl::Isa& isa, const hlo::HloModule& m) {
       if (it == cache.end()) it = cache.emplace(text, compileText(isa, text, false)).first;
       const Compiled& c = it->second;
       if (!c.costs) {
-        // Fuse the piece with its producers; a piece fed only by parameters has no finer split.
+        // Fuse the piece with its producers; a piece fed only by parameters (AMX K3's reshape of
+        // a row vector) is fused into its consumers instead, unless it is a kernel output.
         for (const hlo::HloInstruction* in : inputs) {
           if (in->opcode() != hlo::HloOpcode::kParameter && cuts.erase(in)) changed = true;
         }
+        const bool is_output =
+            std::find(outputs.begin(), outputs.end(), piece_root) != outputs.end();
+        if (!changed && !is_output) changed = cuts.erase(piece_root) > 0;
         if (!changed) {
           // No library sequence at all: a partial sum would read as a (false) comparison.
           return Library{std::nullopt, 0,
