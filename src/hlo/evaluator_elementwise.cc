@@ -15,105 +15,20 @@ using kernels::ClampFn;
 using kernels::SelectFn;
 using kernels::UnaryFn;
 
-class UnaryStep final : public Step {
+// Every unfused elementwise op: the description the fusion pass reads is the step itself.
+class ElementwiseStep final : public Step {
  public:
-  UnaryStep(UnaryFn fn, int in, int out, int64_t n) : fn_(fn), in_(in), out_(out), n_(n) {}
-  void run(uint8_t* const* slots) override { fn_(slots[in_], slots[out_], n_); }
-  bool elementwise(ElementwiseOp* op) const override {
-    op->kind = ElementwiseOp::Kind::kUnary;
-    op->unary = fn_;
-    op->operands = 1;
-    op->in[0] = in_;
-    op->out = out_;
-    op->n = n_;
-    return true;
-  }
-
- private:
-  UnaryFn fn_;
-  int in_, out_;
-  int64_t n_;
-};
-
-class BinaryStep final : public Step {
- public:
-  BinaryStep(BinaryFn fn, int a, int b, int out, int64_t n)
-      : fn_(fn), a_(a), b_(b), out_(out), n_(n) {}
-  void run(uint8_t* const* slots) override { fn_(slots[a_], slots[b_], slots[out_], n_); }
-  bool elementwise(ElementwiseOp* op) const override {
-    op->kind = ElementwiseOp::Kind::kBinary;
-    op->binary = fn_;
-    op->operands = 2;
-    op->in[0] = a_;
-    op->in[1] = b_;
-    op->out = out_;
-    op->n = n_;
-    return true;
-  }
-
- private:
-  BinaryFn fn_;
-  int a_, b_, out_;
-  int64_t n_;
-};
-
-class SelectStep final : public Step {
- public:
-  SelectStep(SelectFn fn, int pred, int64_t ps, int t, int f, int out, int64_t n)
-      : fn_(fn), pred_(pred), ps_(ps), t_(t), f_(f), out_(out), n_(n) {}
+  explicit ElementwiseStep(const ElementwiseOp& op) : op_(op) {}
   void run(uint8_t* const* slots) override {
-    fn_(slots[pred_], ps_, slots[t_], slots[f_], slots[out_], n_);
+    op_.apply([&](int i) { return slots[op_.in[i]]; }, slots[op_.out], op_.n);
   }
   bool elementwise(ElementwiseOp* op) const override {
-    op->kind = ElementwiseOp::Kind::kSelect;
-    op->select = fn_;
-    op->operands = 3;
-    op->in[0] = pred_;
-    op->stride[0] = ps_;
-    op->in[1] = t_;
-    op->in[2] = f_;
-    op->out = out_;
-    op->n = n_;
+    *op = op_;
     return true;
   }
 
  private:
-  SelectFn fn_;
-  int pred_;
-  int64_t ps_;
-  int t_, f_, out_;
-  int64_t n_;
-};
-
-class ClampStep final : public Step {
- public:
-  ClampStep(ClampFn fn, int lo, int64_t ls, int x, int hi, int64_t hs, int out, int64_t n)
-      : fn_(fn), lo_(lo), ls_(ls), x_(x), hi_(hi), hs_(hs), out_(out), n_(n) {}
-  void run(uint8_t* const* slots) override {
-    fn_(slots[lo_], ls_, slots[x_], slots[hi_], hs_, slots[out_], n_);
-  }
-  bool elementwise(ElementwiseOp* op) const override {
-    op->kind = ElementwiseOp::Kind::kClamp;
-    op->clamp = fn_;
-    op->operands = 3;
-    op->in[0] = lo_;
-    op->stride[0] = ls_;
-    op->in[1] = x_;
-    op->in[2] = hi_;
-    op->stride[2] = hs_;
-    op->out = out_;
-    op->n = n_;
-    return true;
-  }
-
- private:
-  ClampFn fn_;
-  int lo_;
-  int64_t ls_;
-  int x_, hi_;
-  int64_t hs_;
-  int out_;
-  int64_t n_;
+  ElementwiseOp op_;
 };
 
 std::string typeName(PrimitiveType t) {
@@ -142,7 +57,8 @@ Value compileUnary(Planner& p, const HloInstruction& inst, const Value& x) {
     p.fail(inst, inst.opcodeSpelling() + " is not defined on " + typeName(t));
   }
   Value out = p.newTemp(inst.shape());
-  p.addStep(std::make_unique<UnaryStep>(fn, x.slot(), out.slot(), x.shape.elementCount()));
+  p.addStep(std::make_unique<ElementwiseStep>(
+      ElementwiseOp::unaryOf(fn, x.slot(), out.slot(), x.shape.elementCount())));
   return out;
 }
 
@@ -177,8 +93,8 @@ Value compileBinary(Planner& p, const HloInstruction& inst, const Value& a, cons
   }
   if (fn == nullptr) p.fail(inst, inst.opcodeSpelling() + " is not defined on " + typeName(t));
   Value out = p.newTemp(inst.shape());
-  p.addStep(
-      std::make_unique<BinaryStep>(fn, a.slot(), b.slot(), out.slot(), a.shape.elementCount()));
+  p.addStep(std::make_unique<ElementwiseStep>(
+      ElementwiseOp::binaryOf(fn, a.slot(), b.slot(), out.slot(), a.shape.elementCount())));
   return out;
 }
 
@@ -202,8 +118,9 @@ Value compileSelect(Planner& p, const HloInstruction& inst, std::span<const Valu
     p.fail(inst, "on_true and on_false must have the result element type " + typeName(type));
   }
   Value out = p.newTemp(inst.shape());
-  p.addStep(std::make_unique<SelectStep>(kernels::selectKernel(type), pred.slot(), ps, t.slot(),
-                                         f.slot(), out.slot(), inst.shape().elementCount()));
+  p.addStep(std::make_unique<ElementwiseStep>(
+      ElementwiseOp::selectOf(kernels::selectKernel(type), pred.slot(), ps, t.slot(), f.slot(),
+                              out.slot(), inst.shape().elementCount())));
   return out;
 }
 
@@ -219,12 +136,53 @@ Value compileClamp(Planner& p, const HloInstruction& inst, std::span<const Value
   ClampFn fn = kernels::clampKernel(type);
   if (fn == nullptr) p.fail(inst, "clamp is not defined on " + typeName(type));
   Value out = p.newTemp(inst.shape());
-  p.addStep(std::make_unique<ClampStep>(fn, lo.slot(), ls, x.slot(), hi.slot(), hs, out.slot(),
-                                        inst.shape().elementCount()));
+  p.addStep(std::make_unique<ElementwiseStep>(ElementwiseOp::clampOf(
+      fn, lo.slot(), ls, x.slot(), hi.slot(), hs, out.slot(), inst.shape().elementCount())));
   return out;
 }
 
 }  // namespace
+
+ElementwiseOp ElementwiseOp::unaryOf(UnaryFn fn, int x, int out, int64_t n) {
+  ElementwiseOp op;
+  op.kind = Kind::kUnary;
+  op.unary = fn;
+  op.operands = 1;
+  op.in[0] = x;
+  op.out = out;
+  op.n = n;
+  return op;
+}
+
+ElementwiseOp ElementwiseOp::binaryOf(BinaryFn fn, int a, int b, int out, int64_t n) {
+  ElementwiseOp op = unaryOf(nullptr, a, out, n);
+  op.kind = Kind::kBinary;
+  op.binary = fn;
+  op.operands = 2;
+  op.in[1] = b;
+  return op;
+}
+
+ElementwiseOp ElementwiseOp::selectOf(SelectFn fn, int pred, int64_t pred_stride, int on_true,
+                                      int on_false, int out, int64_t n) {
+  ElementwiseOp op = binaryOf(nullptr, pred, on_true, out, n);
+  op.kind = Kind::kSelect;
+  op.select = fn;
+  op.operands = 3;
+  op.in[2] = on_false;
+  op.stride[0] = pred_stride;
+  return op;
+}
+
+ElementwiseOp ElementwiseOp::clampOf(ClampFn fn, int lo, int64_t lo_stride, int x, int hi,
+                                     int64_t hi_stride, int out, int64_t n) {
+  ElementwiseOp op = selectOf(nullptr, lo, lo_stride, x, hi, out, n);
+  op.kind = Kind::kClamp;
+  op.select = nullptr;
+  op.clamp = fn;
+  op.stride[2] = hi_stride;
+  return op;
+}
 
 bool isElementwiseOpcode(HloOpcode op) {
   return kernels::isUnaryElementwise(op) || kernels::isBinaryElementwise(op) ||
@@ -256,8 +214,8 @@ Value compileConvert(Planner& p, const HloInstruction& inst, std::span<const Val
     requireSameDims(p, inst, x, "operand");
     if (from == to) return Value{inst.shape(), x.leaves};
     Value out = p.newTemp(inst.shape());
-    p.addStep(std::make_unique<UnaryStep>(kernels::convertKernel(from, to), x.slot(), out.slot(),
-                                          x.shape.elementCount()));
+    p.addStep(std::make_unique<ElementwiseStep>(ElementwiseOp::unaryOf(
+        kernels::convertKernel(from, to), x.slot(), out.slot(), x.shape.elementCount())));
     return out;
   }
   // bitcast-convert: the bytes stay; only the type (and for different widths, the trailing
@@ -330,24 +288,8 @@ class FusedStep final : public Step {
         }
         return scratch + r.bytes;
       };
-      for (const Op& op : ops_) {
-        const ElementwiseOp& d = op.desc;
-        switch (d.kind) {
-          case ElementwiseOp::Kind::kUnary:
-            d.unary(at(op.in[0]), at(op.out), m);
-            break;
-          case ElementwiseOp::Kind::kBinary:
-            d.binary(at(op.in[0]), at(op.in[1]), at(op.out), m);
-            break;
-          case ElementwiseOp::Kind::kSelect:
-            d.select(at(op.in[0]), d.stride[0], at(op.in[1]), at(op.in[2]), at(op.out), m);
-            break;
-          case ElementwiseOp::Kind::kClamp:
-            d.clamp(at(op.in[0]), d.stride[0], at(op.in[1]), at(op.in[2]), d.stride[2], at(op.out),
-                    m);
-            break;
-        }
-      }
+      for (const Op& op : ops_)
+        op.desc.apply([&](int i) { return at(op.in[i]); }, at(op.out), m);
     }
   }
 

@@ -17,6 +17,7 @@
 
 #include "hlo/evaluator.h"
 #include "hlo/instruction.h"
+#include "hlo/kernels/elementwise.h"
 #include "hlo/literal.h"
 #include "support/diagnostic.h"
 
@@ -35,17 +36,48 @@ struct Where {
 // (PlanImpl::fuseElementwise): a kernel applied to n elements, operands either advancing with
 // the element index (stride 1) or broadcast scalars (stride 0).
 struct ElementwiseOp {
+  using UnaryFn = kernels::UnaryFn;
+  using BinaryFn = kernels::BinaryFn;
+  using SelectFn = kernels::SelectFn;
+  using ClampFn = kernels::ClampFn;
   enum class Kind : uint8_t { kUnary, kBinary, kSelect, kClamp };
   Kind kind = Kind::kUnary;
-  void (*unary)(const void*, void*, int64_t) = nullptr;
-  void (*binary)(const void*, const void*, void*, int64_t) = nullptr;
-  void (*select)(const uint8_t*, int64_t, const void*, const void*, void*, int64_t) = nullptr;
-  void (*clamp)(const void*, int64_t, const void*, const void*, int64_t, void*, int64_t) = nullptr;
+  UnaryFn unary = nullptr;
+  BinaryFn binary = nullptr;
+  SelectFn select = nullptr;
+  ClampFn clamp = nullptr;
   int operands = 0;
   int in[3] = {-1, -1, -1};
   int64_t stride[3] = {1, 1, 1};
   int out = -1;
   int64_t n = 0;
+
+  // Slots in, out; n elements. A predicate (select) or a bound (clamp) with stride 0 is a scalar.
+  static ElementwiseOp unaryOf(UnaryFn fn, int x, int out, int64_t n);
+  static ElementwiseOp binaryOf(BinaryFn fn, int a, int b, int out, int64_t n);
+  static ElementwiseOp selectOf(SelectFn fn, int pred, int64_t pred_stride, int on_true,
+                                int on_false, int out, int64_t n);
+  static ElementwiseOp clampOf(ClampFn fn, int lo, int64_t lo_stride, int x, int hi,
+                               int64_t hi_stride, int out, int64_t n);
+  // Runs the kernel on m elements; operand(i) is the address of operand i (asked only for the
+  // operands the kind has: inlined into the fused loop, where it is called per chunk).
+  template <class OperandAt>
+  void apply(const OperandAt& operand, uint8_t* result, int64_t m) const {
+    switch (kind) {
+      case Kind::kUnary:
+        unary(operand(0), result, m);
+        break;
+      case Kind::kBinary:
+        binary(operand(0), operand(1), result, m);
+        break;
+      case Kind::kSelect:
+        select(operand(0), stride[0], operand(1), operand(2), result, m);
+        break;
+      case Kind::kClamp:
+        clamp(operand(0), stride[0], operand(1), operand(2), stride[2], result, m);
+        break;
+    }
+  }
 };
 
 class Step {
