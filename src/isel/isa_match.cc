@@ -876,6 +876,7 @@ bool IsaMatcher::tryPattern(int32_t pattern, ClassId x) {
   const Unit& u = units_.units[static_cast<size_t>(p.unit)];
   State s = State::start(p, u);
   std::vector<State> found;
+  std::vector<bool> verified;  // per found state: verify() already accepted it
   matchNode(p, p.skeleton_root, x, s, [&](State& m) {
     if (found.size() >= 16 || !m.alpha.settle() || !bindUndetermined(p, u, m.alpha)) return;
     // The identity links first: they may fix an α the types leave open (Gemmini bias_load's
@@ -889,25 +890,28 @@ bool IsaMatcher::tryPattern(int32_t pattern, ClassId x) {
         c.alpha = std::move(done);
         if (unifyIdentityLinks(p, c) && verify(p, c).empty()) {
           found.push_back(std::move(c));
+          verified.push_back(true);
           return;
         }
       }
       return;
     }
     found.push_back(m);
+    verified.push_back(false);
   });
   if (found.empty()) {
     fail(pattern, x, "operands do not have the instruction's structure or types");
     return false;
   }
   bool any = false;
-  for (State& m : found) {
-    std::string why = verify(p, m);
-    if (!why.empty()) {
-      fail(pattern, x, why);
-      continue;
+  for (size_t i = 0; i < found.size(); ++i) {
+    if (!verified[i]) {
+      if (std::string why = verify(p, found[i]); !why.empty()) {
+        fail(pattern, x, why);
+        continue;
+      }
     }
-    accepted_.push_back({pattern, std::move(m)});
+    accepted_.push_back({pattern, std::move(found[i])});
     any = true;
   }
   return any;
