@@ -38,7 +38,7 @@ class RangeFinder {
     if (depth <= 0) return fullRange(c);
     const uint32_t hash = static_cast<uint32_t>(egraph::detail::hashFinish(c.value));
     const uint32_t at = index_.find(hash, [&](uint32_t i) { return seen_[i].cls == c.value; });
-    if (at != egraph::detail::IdTable::kEmpty)  // still on the stack: a cycle
+    if (at != egraph::detail::IdTable::kEmpty)  // its range, or (still on the stack) a cycle
       return seen_[at].done ? seen_[at].range : fullRange(c);
     const uint32_t self = static_cast<uint32_t>(seen_.size());
     seen_.push_back({c.value, false, {}});

@@ -186,6 +186,33 @@ struct Saturation {
   }
 };
 
+// A spec, its units and one of its kernels, for two Saturations of the kernel side by side.
+struct KernelUnderTest {
+  taidl::Isa isa;
+  UnitSet units;
+  std::unique_ptr<hlo::HloModule> kernel;
+  KernelUnderTest(const std::string& spec, const std::string& file)
+      : isa(taidl::loadIsaFile(testing::sourceDir() + "/" + spec)),
+        units(buildUnits(isa)),
+        kernel(hlo::parseModule(readFile(testing::sourceDir() + "/" + file),
+                                testing::sourceDir() + "/" + file)) {}
+};
+
+// The same e-graph: node and class counts, class ids and, per class, its node ids.
+::testing::AssertionResult sameEGraph(const egraph::EGraph& a, const egraph::EGraph& b) {
+  if (a.nodeCount() != b.nodeCount() || a.nodeIdCount() != b.nodeIdCount() ||
+      a.classCount() != b.classCount())
+    return ::testing::AssertionFailure() << "node/class counts differ";
+  if (!std::equal(a.classes().begin(), a.classes().end(), b.classes().begin(), b.classes().end()))
+    return ::testing::AssertionFailure() << "class ids differ";
+  for (ClassId c : a.classes()) {
+    auto x = a.nodes(c), y = b.nodes(c);
+    if (!std::equal(x.begin(), x.end(), y.begin(), y.end()))
+      return ::testing::AssertionFailure() << "nodes of class " << c.value << " differ";
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // The matcher matches again only the (pattern, class) pairs whose class's neighbourhood changed:
 // every iteration leaves the same e-graph and records the same failures as matching everything.
 TEST(IsaMatcher, IncrementalMatchingEqualsMatchingEverything) {
@@ -194,20 +221,14 @@ TEST(IsaMatcher, IncrementalMatchingEqualsMatchingEverything) {
         {"isa/amx.taidl", "examples/amx/k3_f32_outer_14x32.hlo"},
         {"isa/qkv.taidl", "examples/attention/attention.hlo"}}) {
     SCOPED_TRACE(file);
-    taidl::Isa isa = taidl::loadIsaFile(testing::sourceDir() + "/" + spec);
-    UnitSet units = buildUnits(isa);
-    std::string path = testing::sourceDir() + "/" + file;
-    auto kernel = hlo::parseModule(readFile(path), path);
-    Saturation incremental(isa, units, *kernel), full(isa, units, *kernel);
+    KernelUnderTest t(spec, file);
+    Saturation incremental(t.isa, t.units, *t.kernel), full(t.isa, t.units, *t.kernel);
     for (int k = 0; k < 8; ++k) {
       SCOPED_TRACE(k);
       size_t before = incremental.g.nodeCount();
       incremental.iterate(false);
       full.iterate(true);
-      ASSERT_EQ(incremental.g.nodeCount(), full.g.nodeCount());
-      ASSERT_EQ(incremental.g.classCount(), full.g.classCount());
-      ASSERT_TRUE(std::equal(incremental.g.classes().begin(), incremental.g.classes().end(),
-                             full.g.classes().begin(), full.g.classes().end()));
+      ASSERT_TRUE(sameEGraph(incremental.g, full.g));
       const auto& a = incremental.matcher->failures();
       const auto& b = full.matcher->failures();
       ASSERT_EQ(a.size(), b.size());
@@ -230,25 +251,14 @@ TEST(IsaMatcher, SkippingAppliedMatchesEqualsApplyingEveryMatch) {
         {"isa/amx.taidl", "examples/amx/k5_int8_gemm_requantize.hlo"},
         {"isa/qkv.taidl", "examples/attention/attention.hlo"}}) {
     SCOPED_TRACE(file);
-    taidl::Isa isa = taidl::loadIsaFile(testing::sourceDir() + "/" + spec);
-    UnitSet units = buildUnits(isa);
-    std::string path = testing::sourceDir() + "/" + file;
-    auto kernel = hlo::parseModule(readFile(path), path);
-    Saturation skipping(isa, units, *kernel), every(isa, units, *kernel);
+    KernelUnderTest t(spec, file);
+    Saturation skipping(t.isa, t.units, *t.kernel), every(t.isa, t.units, *t.kernel);
     for (int k = 0; k < 10; ++k) {
       SCOPED_TRACE(k);
       size_t before = skipping.g.nodeCount();
       skipping.iterate(false);
       every.iterate(false, true);
-      ASSERT_EQ(skipping.g.nodeCount(), every.g.nodeCount());
-      ASSERT_EQ(skipping.g.nodeIdCount(), every.g.nodeIdCount());
-      ASSERT_EQ(skipping.g.classCount(), every.g.classCount());
-      ASSERT_TRUE(std::equal(skipping.g.classes().begin(), skipping.g.classes().end(),
-                             every.g.classes().begin(), every.g.classes().end()));
-      for (ClassId c : skipping.g.classes()) {
-        auto a = skipping.g.nodes(c), b = every.g.nodes(c);
-        ASSERT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << c.value;
-      }
+      ASSERT_TRUE(sameEGraph(skipping.g, every.g));
       if (k > 0 && skipping.g.nodeCount() == before) break;
     }
     EXPECT_GT(skipping.applied.skipped(), 0u);
