@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <iostream>
-#include <new>
 
 #include "backend/compiler.h"
 #include "backend/emit.h"
@@ -24,31 +23,16 @@
 namespace tacit::backend {
 namespace {
 
-// The same parsing rules and messages as the tacit CLI (tools/tacit/cli.cc).
 std::optional<int64_t> intValue(const FlagValues& flags, const std::string& name) {
   auto it = flags.find(name);
   if (it == flags.end()) return std::nullopt;
-  const std::string& v = it->second;
-  try {
-    size_t used = 0;
-    long long n = std::stoll(v, &used, 0);
-    if (used == v.size()) return n;
-  } catch (const std::exception&) {
-  }
-  fail("--" + name + " expects an integer, got '" + v + "'");
+  return integerOptionValue(name, it->second);
 }
 
 std::optional<double> doubleValue(const FlagValues& flags, const std::string& name) {
   auto it = flags.find(name);
   if (it == flags.end()) return std::nullopt;
-  const std::string& v = it->second;
-  try {
-    size_t used = 0;
-    double d = std::stod(v, &used);
-    if (used == v.size()) return d;
-  } catch (const std::exception&) {
-  }
-  fail("--" + name + " expects a number, got '" + v + "'");
+  return numberOptionValue(name, it->second);
 }
 
 std::string emitText(EmitFormat format, const taidl::Isa& isa, const CompileResult& r) {
@@ -66,35 +50,27 @@ std::string emitText(EmitFormat format, const taidl::Isa& isa, const CompileResu
 
 // ---- a generated backend's command line ---------------------------------------------------
 
-struct BackendOption {
-  DriverFlag flag;
-  bool compile = false;  // one of compileFlags()
-};
-
-std::vector<BackendOption> backendOptions() {
-  std::vector<BackendOption> out;
-  out.push_back({{"input", "KERNEL.hlo", "the HLO kernel to compile (or give it as the argument)",
-                  false, "i"},
-                 false});
-  for (const DriverFlag& f : compileFlags())
-    out.push_back({f, true});
-  out.push_back({{"print-spec", "", "print the embedded .taidl spec and exit"}, false});
-  out.push_back({{"version", "", "print the backend's ISA, parameters and tacit version"}, false});
+// --input, the compile flags, --print-spec, --version.
+std::vector<CommandLineOption> backendOptions() {
+  std::vector<CommandLineOption> out = {{"input", "KERNEL.hlo",
+                                         "the HLO kernel to compile (or give it as the argument)",
+                                         false, false, "i"}};
+  out.insert(out.end(), compileFlags().begin(), compileFlags().end());
+  out.emplace_back("print-spec", "", "print the embedded .taidl spec and exit");
+  out.emplace_back("version", "", "print the backend's ISA, parameters and tacit version");
   return out;
 }
 
-std::string flagText(const DriverFlag& f) {
-  std::string flag = "--" + f.name;
-  if (!f.value_name.empty())
-    flag += f.optional_value ? "[=" + f.value_name + "]" : " " + f.value_name;
-  return flag;
+bool isCompileFlag(const std::string& name) {
+  const auto& flags = compileFlags();
+  return std::any_of(flags.begin(), flags.end(),
+                     [&](const CommandLineOption& f) { return f.name == name; });
 }
 
 std::string usageLine(const EmbeddedSpec& spec) {
   std::string out = "usage: " + std::string(spec.name) + " [--input] KERNEL.hlo";
-  for (const BackendOption& o : backendOptions()) {
-    if (o.flag.name == "input") continue;
-    out += " [" + flagText(o.flag) + "]";
+  for (const CommandLineOption& o : backendOptions()) {
+    if (o.name != "input") out += " [" + optionUsage(o) + "]";
   }
   return out;
 }
@@ -113,60 +89,22 @@ struct BackendArgs {
   std::vector<std::string> positionals;
 };
 
-// Mirrors cli::parseArgs: unknown flags are errors, `--flag=value` and `--flag value`, `-o OUT`,
-// `--` ends the options, a non-repeatable flag given twice is an error.
+// The tacit CLI's parser, with a hint for the two flags of `tacit compile` a backend has fixed.
 BackendArgs parseBackendArgs(const EmbeddedSpec& spec, const std::vector<std::string>& argv) {
-  const std::string name(spec.name);
-  std::vector<BackendOption> options = backendOptions();
+  auto fixed_by_generator = [&](const std::string& option) {
+    if (option == "param" || option == "isa") {
+      fail("'--" + option + "' is not an option of " + std::string(spec.name) + ": its spec (" +
+               std::string(spec.file_name) + ", " + paramsText(spec) +
+               ") was fixed by tacit gen-backend",
+           "generate another backend with tacit gen-backend SPEC --param K=V -o DIR");
+    }
+  };
+  ParsedCommandLine parsed =
+      parseCommandLine(backendOptions(), argv, std::string(spec.name), fixed_by_generator);
   BackendArgs args;
-  bool options_done = false;
-  for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& a = argv[i];
-    if (options_done || a.size() < 2 || a[0] != '-' || a == "-") {
-      args.positionals.push_back(a);
-      continue;
-    }
-    if (a == "--") {
-      options_done = true;
-      continue;
-    }
-    std::string body = a.substr(a[1] == '-' ? 2 : 1);
-    std::optional<std::string> inline_value;
-    if (size_t eq = body.find('='); eq != std::string::npos) {
-      inline_value = body.substr(eq + 1);
-      body = body.substr(0, eq);
-    }
-    bool single_dash = a[1] != '-';
-    auto spec_it = std::find_if(options.begin(), options.end(), [&](const BackendOption& o) {
-      return o.flag.name == body ||
-             (single_dash && !o.flag.short_name.empty() && o.flag.short_name == body);
-    });
-    if (spec_it == options.end()) {
-      if (body == "param" || body == "isa") {
-        fail("'--" + body + "' is not an option of " + name + ": its spec (" +
-                 std::string(spec.file_name) + ", " + paramsText(spec) +
-                 ") was fixed by tacit gen-backend",
-             "generate another backend with tacit gen-backend SPEC --param K=V -o DIR");
-      }
-      fail("unknown option '" + a + "' for '" + name + "'",
-           "run '" + name + " --help' for the options it takes");
-    }
-    const DriverFlag& flag = spec_it->flag;
-    std::map<std::string, std::string>& slot = spec_it->compile ? args.compile : args.own;
-    if (slot.count(flag.name)) fail("option '--" + flag.name + "' given more than once");
-    if (flag.value_name.empty()) {
-      if (inline_value) fail("option '--" + flag.name + "' takes no value");
-      slot[flag.name] = "";
-    } else if (inline_value) {
-      slot[flag.name] = *inline_value;
-    } else if (flag.optional_value) {
-      slot[flag.name] = "";
-    } else {
-      if (i + 1 >= argv.size())
-        fail("option '--" + flag.name + "' needs a value (" + flag.value_name + ")");
-      slot[flag.name] = argv[++i];
-    }
-  }
+  args.positionals = std::move(parsed.positionals);
+  for (const auto& [name, values] : parsed.values)
+    (isCompileFlag(name) ? args.compile : args.own)[name] = values.front();
   return args;
 }
 
@@ -208,12 +146,12 @@ std::string_view driverVersion() {
   return "tacit " TACIT_VERSION;
 }
 
-const std::vector<DriverFlag>& compileFlags() {
-  static const std::vector<DriverFlag> flags = {
-      {"output", "OUT", "write the program here (default: stdout)", false, "o"},
+const std::vector<CommandLineOption>& compileFlags() {
+  static const std::vector<CommandLineOption> flags = {
+      {"output", "OUT", "write the program here (default: stdout)", false, false, "o"},
       {"emit", "FORMAT", "tasm, py or json"},
       {"cost", "MODEL", "count, spec (default when the spec has costs) or bytes"},
-      {"verify", "N", "check the program on the oracle with N random input sets", true},
+      {"verify", "N", "check the program on the oracle with N random input sets", false, true},
       {"seed", "SEED", "random input seed for --verify"},
       {"atol", "X", "absolute tolerance for float results in --verify"},
       {"rtol", "X", "relative tolerance for float results in --verify"},
@@ -238,12 +176,8 @@ std::string_view compileDescription() {
 }
 
 CompileRequest makeCompileRequest(std::string kernel_path, const FlagValues& flags) {
-  for (const auto& flag : flags) {
-    const std::string& name = flag.first;  // (clang 14 cannot capture a structured binding)
-    const auto& known = compileFlags();
-    if (std::none_of(known.begin(), known.end(),
-                     [&](const DriverFlag& f) { return f.name == name; }))
-      fail("unknown option '--" + name + "'");
+  for (const auto& [name, value] : flags) {
+    if (!isCompileFlag(name)) fail("unknown option '--" + name + "'");
   }
   auto get = [&](const std::string& name) -> std::optional<std::string> {
     auto it = flags.find(name);
@@ -380,23 +314,10 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
 }
 
 std::string backendHelp(const EmbeddedSpec& spec) {
-  std::string out = usageLine(spec) + "\n\n";
-  out += "compile an HLO kernel for the " + std::string(spec.name) + " ISA (spec " +
-         std::string(spec.file_name) + " embedded, " + paramsText(spec) + "; generated by " +
-         std::string(spec.generator) + " gen-backend)\n\n";
-  out += std::string(compileDescription()) + "\n\noptions:\n";
-  for (const BackendOption& o : backendOptions()) {
-    std::string flag =
-        (o.flag.short_name.empty() ? "" : "-" + o.flag.short_name + ", ") + flagText(o.flag);
-    out += "  " + flag;
-    if (flag.size() < 26)
-      out += std::string(26 - flag.size(), ' ');
-    else
-      out += "\n" + std::string(28, ' ');
-    out += o.flag.help + "\n";
-  }
-  out += "  --help                    show this help\n";
-  return out;
+  return usageLine(spec) + "\n\ncompile an HLO kernel for the " + std::string(spec.name) +
+         " ISA (spec " + std::string(spec.file_name) + " embedded, " + paramsText(spec) +
+         "; generated by " + std::string(spec.generator) + " gen-backend)\n\n" +
+         std::string(compileDescription()) + "\n\noptions:\n" + optionsHelp(backendOptions());
 }
 
 int backendMain(const EmbeddedSpec& spec, const std::vector<std::string>& args, std::ostream& out,
@@ -406,19 +327,8 @@ int backendMain(const EmbeddedSpec& spec, const std::vector<std::string>& args, 
     out << backendHelp(spec);
     return 0;
   }
-  try {
-    return runBackend(spec, args, out, err);
-  } catch (const DiagnosticError& e) {
-    err << e.what() << "\n";
-    return 1;
-  } catch (const std::bad_alloc&) {
-    err << spec.name << ": error: out of memory\n";
-    return 1;
-  } catch (const std::exception& e) {
-    // Reaching here is a tacit bug: every user mistake should be a DiagnosticError.
-    err << spec.name << ": internal error: " << e.what() << "\n";
-    return 70;
-  }
+  return runReportingErrors(std::string(spec.name), err,
+                            [&] { return runBackend(spec, args, out, err); });
 }
 
 int backendMain(const EmbeddedSpec& spec, int argc, char** argv) {

@@ -15,33 +15,17 @@
 #include <utility>
 #include <vector>
 
+#include "support/command_line.h"
+
 namespace tacit::taidl {
 class Isa;
 }
 
 namespace tacit::backend {
 
-// One flag shared by `tacit compile` and generated backends.
-struct DriverFlag {
-  // A constructor (not an aggregate) so that flag tables may omit trailing fields.
-  DriverFlag(std::string name_, std::string value_name_, std::string help_,
-             bool optional_value_ = false, std::string short_name_ = {})
-      : name(std::move(name_)),
-        value_name(std::move(value_name_)),
-        help(std::move(help_)),
-        optional_value(optional_value_),
-        short_name(std::move(short_name_)) {}
-
-  std::string name;        // without dashes: "time-limit"
-  std::string value_name;  // e.g. "S"; empty for a boolean flag
-  std::string help;
-  bool optional_value = false;  // `--verify` or `--verify=N`
-  std::string short_name;       // "o" for `-o`
-};
-
 // --output, --emit, --cost, --verify, --seed, --atol, --rtol, --time-limit, --explain, --stats,
 // --dump-egraph, in the order --help lists them.
-const std::vector<DriverFlag>& compileFlags();
+const std::vector<CommandLineOption>& compileFlags();
 
 // The paragraph `--help` shows for `tacit compile` and for generated backends.
 std::string_view compileDescription();

@@ -166,7 +166,7 @@ TEST_F(Driver, Help) {
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out.rfind("usage: qkv [--input] KERNEL.hlo [--output OUT] [--emit FORMAT]", 0), 0u)
       << r.out;
-  for (const backend::DriverFlag& f : backend::compileFlags())
+  for (const CommandLineOption& f : backend::compileFlags())
     EXPECT_NE(r.out.find("--" + f.name), std::string::npos) << f.name;
   EXPECT_NE(r.out.find(std::string(backend::compileDescription())), std::string::npos);
   EXPECT_EQ(r.out.find("--isa"), std::string::npos);

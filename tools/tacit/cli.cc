@@ -17,32 +17,15 @@ std::vector<Command>& registry() {
 std::string usageLine(const Command& c) {
   std::string out = "usage: tacit " + c.name;
   if (!c.positional.empty()) out += " " + c.positional;
-  for (const OptionSpec& o : c.options) {
-    std::string flag = "--" + o.name;
-    if (!o.value_name.empty())
-      flag += o.optional_value ? "[=" + o.value_name + "]" : " " + o.value_name;
-    out += " [" + flag + "]";
-    if (o.repeated) out += "...";
-  }
+  for (const CommandLineOption& o : c.options)
+    out += " [" + optionUsage(o) + "]" + (o.repeated ? "..." : "");
   return out;
 }
 
 void printHelp(const Command& c) {
   std::cout << usageLine(c) << "\n\n" << c.summary << "\n";
   if (!c.description.empty()) std::cout << "\n" << c.description << "\n";
-  if (!c.options.empty()) std::cout << "\noptions:\n";
-  for (const OptionSpec& o : c.options) {
-    std::string flag = (o.short_name.empty() ? "" : "-" + o.short_name + ", ") + "--" + o.name;
-    if (!o.value_name.empty())
-      flag += o.optional_value ? "[=" + o.value_name + "]" : " " + o.value_name;
-    std::cout << "  " << flag;
-    if (flag.size() < 26)
-      std::cout << std::string(26 - flag.size(), ' ');
-    else
-      std::cout << "\n" << std::string(28, ' ');
-    std::cout << o.help << (o.repeated ? " (repeatable)" : "") << "\n";
-  }
-  std::cout << "  --help                    show this help\n";
+  std::cout << "\noptions:\n" << optionsHelp(c.options);
 }
 
 void printOverview() {
@@ -84,8 +67,8 @@ Registration::Registration(Command command) {
 }
 
 std::optional<std::string> Args::get(const std::string& name) const {
-  auto it = values_.find(name);
-  if (it == values_.end() || it->second.empty()) return std::nullopt;
+  auto it = parsed_.values.find(name);
+  if (it == parsed_.values.end() || it->second.empty()) return std::nullopt;
   return it->second.back();
 }
 
@@ -95,32 +78,20 @@ std::string Args::getOr(const std::string& name, const std::string& fallback) co
 }
 
 std::vector<std::string> Args::all(const std::string& name) const {
-  auto it = values_.find(name);
-  return it == values_.end() ? std::vector<std::string>{} : it->second;
+  auto it = parsed_.values.find(name);
+  return it == parsed_.values.end() ? std::vector<std::string>{} : it->second;
 }
 
 std::optional<int64_t> Args::getInt(const std::string& name) const {
   auto v = get(name);
   if (!v) return std::nullopt;
-  try {
-    size_t used = 0;
-    long long n = std::stoll(*v, &used, 0);
-    if (used == v->size()) return n;
-  } catch (const std::exception&) {
-  }
-  fail("--" + name + " expects an integer, got '" + *v + "'");
+  return integerOptionValue(name, *v);
 }
 
 std::optional<double> Args::getDouble(const std::string& name) const {
   auto v = get(name);
   if (!v) return std::nullopt;
-  try {
-    size_t used = 0;
-    double d = std::stod(*v, &used);
-    if (used == v->size()) return d;
-  } catch (const std::exception&) {
-  }
-  fail("--" + name + " expects a number, got '" + *v + "'");
+  return numberOptionValue(name, *v);
 }
 
 std::vector<std::pair<std::string, std::string>> Args::keyValues(const std::string& name) const {
@@ -137,49 +108,8 @@ std::vector<std::pair<std::string, std::string>> Args::keyValues(const std::stri
 
 Args parseArgs(const Command& command, const std::vector<std::string>& argv) {
   Args args;
-  bool options_done = false;
-  for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& a = argv[i];
-    if (options_done || a.size() < 2 || a[0] != '-' || a == "-") {
-      args.positionals_.push_back(a);
-      continue;
-    }
-    if (a == "--") {
-      options_done = true;
-      continue;
-    }
-    std::string body = a.substr(a[1] == '-' ? 2 : 1);
-    std::optional<std::string> inline_value;
-    if (size_t eq = body.find('='); eq != std::string::npos) {
-      inline_value = body.substr(eq + 1);
-      body = body.substr(0, eq);
-    }
-    bool single_dash = a[1] != '-';
-    auto spec =
-        std::find_if(command.options.begin(), command.options.end(), [&](const OptionSpec& o) {
-          return o.name == body || (single_dash && !o.short_name.empty() && o.short_name == body);
-        });
-    if (spec == command.options.end()) {
-      fail("unknown option '" + a + "' for 'tacit " + command.name + "'",
-           "run 'tacit " + command.name + " --help' for the options it takes");
-    }
-    std::vector<std::string>& slot = args.values_[spec->name];
-    if (!slot.empty() && !spec->repeated)
-      fail("option '--" + spec->name + "' given more than once");
-    if (spec->value_name.empty()) {
-      if (inline_value) fail("option '--" + spec->name + "' takes no value");
-      slot.push_back("");
-    } else if (inline_value) {
-      slot.push_back(*inline_value);
-    } else if (spec->optional_value) {
-      slot.push_back("");
-    } else {
-      if (i + 1 >= argv.size())
-        fail("option '--" + spec->name + "' needs a value (" + spec->value_name + ")");
-      slot.push_back(argv[++i]);
-    }
-  }
-  int n = static_cast<int>(args.positionals_.size());
+  args.parsed_ = parseCommandLine(command.options, argv, "tacit " + command.name);
+  int n = static_cast<int>(args.parsed_.positionals.size());
   if (n < command.min_positionals ||
       (command.max_positionals >= 0 && n > command.max_positionals)) {
     fail("wrong number of arguments for 'tacit " + command.name + "'", usageLine(command));
@@ -210,20 +140,8 @@ int dispatch(int argc, char** argv) {
     printHelp(*command);
     return 0;
   }
-  try {
-    Args args = parseArgs(*command, rest);
-    return command->run(args);
-  } catch (const DiagnosticError& e) {
-    std::cerr << e.what() << "\n";
-    return 1;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "tacit: error: out of memory\n";
-    return 1;
-  } catch (const std::exception& e) {
-    // Reaching here is a tacit bug: every user mistake should be a DiagnosticError.
-    std::cerr << "tacit: internal error: " << e.what() << "\n";
-    return 70;
-  }
+  return runReportingErrors("tacit", std::cerr,
+                            [&] { return command->run(parseArgs(*command, rest)); });
 }
 
 }  // namespace tacit::cli

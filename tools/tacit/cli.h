@@ -10,36 +10,21 @@
 #include <utility>
 #include <vector>
 
+#include "support/command_line.h"
+
 namespace tacit::cli {
 
-struct OptionSpec {
-  // A constructor (not an aggregate) so that option tables may omit trailing fields.
-  OptionSpec(std::string name_, std::string value_name_, std::string help_, bool repeated_ = false,
-             bool optional_value_ = false, std::string short_name_ = {})
-      : name(std::move(name_)),
-        value_name(std::move(value_name_)),
-        help(std::move(help_)),
-        repeated(repeated_),
-        optional_value(optional_value_),
-        short_name(std::move(short_name_)) {}
-
-  std::string name;        // without dashes: "output-dir"
-  std::string value_name;  // e.g. "DIR"; empty for a boolean flag
-  std::string help;
-  bool repeated = false;
-  bool optional_value = false;  // `--verify` or `--verify=N`
-  std::string short_name;       // e.g. "o": `-o OUT` is `--output OUT`
-};
+using tacit::CommandLineOption;
 
 class Args {
  public:
-  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  bool has(const std::string& name) const { return parsed_.values.count(name) != 0; }
   // The value of a single-valued option, or nullopt.
   std::optional<std::string> get(const std::string& name) const;
   std::string getOr(const std::string& name, const std::string& fallback) const;
   // Every value of a repeated option, in command-line order.
   std::vector<std::string> all(const std::string& name) const;
-  const std::vector<std::string>& positionals() const { return positionals_; }
+  const std::vector<std::string>& positionals() const { return parsed_.positionals; }
 
   // Typed accessors: a malformed value is a DiagnosticError naming the flag.
   std::optional<int64_t> getInt(const std::string& name) const;
@@ -49,8 +34,7 @@ class Args {
 
  private:
   friend Args parseArgs(const struct Command&, const std::vector<std::string>&);
-  std::map<std::string, std::vector<std::string>> values_;
-  std::vector<std::string> positionals_;
+  ParsedCommandLine parsed_;
 };
 
 struct Command {
@@ -58,7 +42,7 @@ struct Command {
   std::string positional;   // usage of positionals, e.g. "FILE..."
   std::string summary;      // one line
   std::string description;  // paragraph shown by --help
-  std::vector<OptionSpec> options;
+  std::vector<CommandLineOption> options;
   int min_positionals = 0;
   int max_positionals = -1;  // -1: unbounded
   std::function<int(const Args&)> run;

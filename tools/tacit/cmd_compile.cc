@@ -18,7 +18,7 @@ int runCompile(const Args& args) {
     fail("tacit compile needs --isa SPEC",
          "e.g. tacit compile --isa isa/qkv.taidl kernel.hlo -o out.tasm");
   backend::FlagValues flags;
-  for (const backend::DriverFlag& f : backend::compileFlags()) {
+  for (const CommandLineOption& f : backend::compileFlags()) {
     if (args.has(f.name)) flags[f.name] = args.getOr(f.name, "");
   }
   backend::CompileRequest request = backend::makeCompileRequest(kernel_path, flags);
@@ -27,13 +27,12 @@ int runCompile(const Args& args) {
   return 0;
 }
 
-std::vector<OptionSpec> compileOptions() {
-  std::vector<OptionSpec> options = {
+std::vector<CommandLineOption> compileOptions() {
+  std::vector<CommandLineOption> options = {
       {"isa", "SPEC", "the ISA description (.taidl)"},
       {"param", "K=V", "override a spec parameter", true},
   };
-  for (const backend::DriverFlag& f : backend::compileFlags())
-    options.emplace_back(f.name, f.value_name, f.help, false, f.optional_value, f.short_name);
+  options.insert(options.end(), backend::compileFlags().begin(), backend::compileFlags().end());
   return options;
 }
 

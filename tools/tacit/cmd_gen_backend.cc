@@ -320,8 +320,8 @@ const Registration kGenBackend{Command{
     "neither\n"
     "exists, tacit's source tree (-DTACIT_SOURCE_DIR). An invalid spec or parameter writes\n"
     "nothing. See docs/gen-backend.md.",
-    {OptionSpec("param", "K=V", "override a spec parameter (baked into the backend)", true),
-     OptionSpec("output", "DIR", "write the project here (created if missing)", false, false, "o")},
+    {CommandLineOption("param", "K=V", "override a spec parameter (baked into the backend)", true),
+     CommandLineOption("output", "DIR", "write the project here (created if missing)", false, false, "o")},
     1,
     1,
     runGenBackend}};

@@ -174,8 +174,8 @@ Registration check_command{Command{
     "shapes and sizes, registers, instructions and macros with their attributes, the buffers\n"
     "they read and write, and whether the compiler can select them (or why not). Warnings go\n"
     "to stderr; the first error stops with its diagnostic and exit status 1.",
-    {OptionSpec("param", "K=V", "override a spec parameter (repeatable)", true),
-     OptionSpec("semantics", "", "also print the symbolic semantics of every unit")},
+    {CommandLineOption("param", "K=V", "override a spec parameter (repeatable)", true),
+     CommandLineOption("semantics", "", "also print the symbolic semantics of every unit")},
     1,
     1,
     runCheck}};
@@ -187,9 +187,9 @@ Registration print_command{Command{
     "Loads SPEC (as `tacit isa check` does) and prints it canonically: declarations in source\n"
     "order, one statement per line, minimal parentheses, comments dropped. Overridden\n"
     "parameters print with their given values. The output loads back to the same spec.",
-    {OptionSpec("param", "K=V", "override a spec parameter (repeatable)", true),
-     OptionSpec("output", "FILE", "write to FILE (atomically) instead of stdout"),
-     OptionSpec("o", "FILE", "same as --output")},
+    {CommandLineOption("param", "K=V", "override a spec parameter (repeatable)", true),
+     CommandLineOption("output", "FILE", "write to FILE (atomically) instead of stdout"),
+     CommandLineOption("o", "FILE", "same as --output")},
     1,
     1,
     runPrint}};

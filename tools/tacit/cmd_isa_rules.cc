@@ -101,7 +101,7 @@ Registration rules_command{Command{
     "constructs are shown in braces), the units that are not selectable and why, the operators\n"
     "the patterns use, and the IR->IR rules selected for them (the closure described in\n"
     "docs/isel.md).",
-    {OptionSpec("param", "K=V", "override a spec parameter (repeatable)", true)},
+    {CommandLineOption("param", "K=V", "override a spec parameter (repeatable)", true)},
     1,
     1,
     runRules}};

@@ -84,14 +84,14 @@ Registration run_command{Command{
     "it with the spec's semantics, bit for bit (docs/oracle.md), and writes DIR/<output>.npy for\n"
     "every output. A violated constraint or an out-of-range slice is an error naming the\n"
     "instruction and its attribute values (see --warn-constraints and --clamp).",
-    {OptionSpec("param", "K=V", "override a spec parameter (repeatable)", true),
-     OptionSpec("input", "NAME=FILE", "value of input NAME from a .npy file (repeatable)", true),
-     OptionSpec("output-dir", "DIR", "directory for the output .npy files (created if missing)"),
-     OptionSpec("trace", "", "print each executed instruction with its attribute values"),
-     OptionSpec("stats", "",
+    {CommandLineOption("param", "K=V", "override a spec parameter (repeatable)", true),
+     CommandLineOption("input", "NAME=FILE", "value of input NAME from a .npy file (repeatable)", true),
+     CommandLineOption("output-dir", "DIR", "directory for the output .npy files (created if missing)"),
+     CommandLineOption("trace", "", "print each executed instruction with its attribute values"),
+     CommandLineOption("stats", "",
                 "print instruction counts, bytes moved per buffer pair and the total cost"),
-     OptionSpec("clamp", "", "clamp out-of-range slice starts as XLA does instead of failing"),
-     OptionSpec("warn-constraints", "", "warn about violated constraints instead of failing")},
+     CommandLineOption("clamp", "", "clamp out-of-range slice starts as XLA does instead of failing"),
+     CommandLineOption("warn-constraints", "", "warn about violated constraints instead of failing")},
     2,
     2,
     runProgram}};
