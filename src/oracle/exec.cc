@@ -178,6 +178,158 @@ std::unique_ptr<hlo::HloModule> batchedModule(const hlo::HloModule& m, int64_t b
   return c;
 }
 
+// Byte moves (Entry::moves): which computations qualify, and the map of their bytes.
+
+bool hasPred(const hlo::Shape& s) {
+  if (s.isTuple()) {
+    for (const hlo::Shape& t : s.tupleShapes()) {
+      if (hasPred(t)) return true;
+    }
+    return false;
+  }
+  return s.elementType() == hlo::PrimitiveType::kPred;
+}
+
+// Every instruction copies bytes to places fixed by the shapes alone. (No pred: its inputs must
+// hold 0 or 1, and the map is found by running the plan on arbitrary bytes.)
+bool movesOnly(const hlo::HloModule& m) {
+  if (m.computations().size() != 1 || m.entry() == nullptr) return false;
+  using O = hlo::HloOpcode;
+  for (const auto& inst : m.entry()->instructions()) {
+    O op = inst->opcode();
+    bool ok = op == O::kParameter || op == O::kReshape || op == O::kBitcastConvert ||
+              op == O::kBitcast || op == O::kBroadcast || op == O::kTranspose || op == O::kCopy ||
+              op == O::kSlice || op == O::kConcatenate || op == O::kTuple ||
+              op == O::kGetTupleElement || op == O::kReverse;
+    if (!ok || !inst->controlPredecessors().empty() || hasPred(inst->shape())) return false;
+  }
+  return true;
+}
+
+// The plan's outputs (concatenated) for inputs whose byte at concatenated index g is tag(g).
+template <typename Tag>
+std::vector<uint8_t> runTagged(hlo::EvalPlan& plan, const std::vector<int64_t>& in_bytes,
+                               const std::vector<int64_t>& out_bytes, const Tag& tag) {
+  std::vector<hlo::AlignedBytes> in, out;
+  std::vector<const void*> in_ptrs;
+  std::vector<void*> out_ptrs;
+  size_t g = 0;
+  for (int64_t n : in_bytes) {
+    hlo::AlignedBytes& b = in.emplace_back(static_cast<size_t>(n));
+    for (size_t i = 0; i < b.size(); ++i)
+      b.data()[i] = tag(g++);
+    in_ptrs.push_back(b.data());
+  }
+  for (int64_t n : out_bytes)
+    out_ptrs.push_back(out.emplace_back(static_cast<size_t>(n)).data());
+  plan.run(in_ptrs, out_ptrs);
+  std::vector<uint8_t> all;
+  for (const hlo::AlignedBytes& b : out)
+    all.insert(all.end(), b.data(), b.data() + b.size());
+  return all;
+}
+
+// Where each output byte (concatenated) comes from (concatenated input index); empty if the plan
+// does not behave as a fixed byte map on three checks beyond the two runs that read it off.
+std::vector<uint32_t> byteMap(hlo::EvalPlan& plan, const std::vector<int64_t>& in_bytes,
+                              const std::vector<int64_t>& out_bytes) {
+  size_t total = 0;
+  for (int64_t n : in_bytes)
+    total += static_cast<size_t>(n);
+  if (total == 0 || total > 0xffff) return {};
+  std::vector<uint8_t> lo = runTagged(plan, in_bytes, out_bytes, [](size_t g) { return g; });
+  std::vector<uint8_t> hi = runTagged(plan, in_bytes, out_bytes, [](size_t g) { return g >> 8; });
+  std::vector<uint32_t> map(lo.size());
+  for (size_t j = 0; j < lo.size(); ++j) {
+    map[j] = lo[j] | uint32_t{hi[j]} << 8;
+    if (map[j] >= total) return {};
+  }
+  for (uint32_t salt : {0x5bu, 0xc6u, 0x21u}) {
+    auto tag = [salt](size_t g) { return static_cast<uint8_t>((g * 0x9e3779b1u >> 11) ^ salt); };
+    std::vector<uint8_t> v = runTagged(plan, in_bytes, out_bytes, tag);
+    for (size_t j = 0; j < v.size(); ++j) {
+      if (v[j] != tag(map[j])) return {};
+    }
+  }
+  return map;
+}
+
+// Pieces of consecutive bytes, then pieces of equal size at equal steps, as Entry::Move records.
+std::vector<Entry::Move> movesOf(const std::vector<uint32_t>& map,
+                                 const std::vector<uint32_t>& reads,
+                                 const std::vector<int64_t>& in_bytes,
+                                 const std::vector<uint32_t>& writes,
+                                 const std::vector<int64_t>& out_bytes) {
+  std::vector<Entry::Move> pieces;
+  size_t j = 0;
+  for (size_t w = 0; w < writes.size(); ++w) {
+    for (int64_t o = 0; o < out_bytes[w]; ++o, ++j) {
+      size_t r = 0;
+      int64_t in_off = map[j];
+      while (in_off >= in_bytes[r])
+        in_off -= in_bytes[r++];
+      auto at = static_cast<uint32_t>(in_off);
+      if (o > 0 && pieces.back().in_off + pieces.back().bytes == at &&
+          pieces.back().read == reads[r]) {
+        ++pieces.back().bytes;
+        continue;
+      }
+      pieces.push_back({writes[w], reads[r], static_cast<uint32_t>(o), at, 1, 1, 0, 0});
+    }
+  }
+  std::vector<Entry::Move> moves;
+  for (const Entry::Move& m : pieces) {
+    if (!moves.empty()) {
+      Entry::Move& run = moves.back();
+      int64_t out_step = int64_t{m.out_off} - run.out_off, in_step = int64_t{m.in_off} - run.in_off;
+      bool same = run.write == m.write && run.read == m.read && run.bytes == m.bytes;
+      if (same && run.count == 1 && out_step >= m.bytes && std::abs(in_step) < (1 << 16)) {
+        run.out_step = static_cast<int32_t>(out_step);
+        run.in_step = static_cast<int32_t>(in_step);
+        ++run.count;
+        continue;
+      }
+      uint32_t next = run.count;
+      if (same && m.out_off == run.out_off + next * static_cast<uint32_t>(run.out_step) &&
+          int64_t{m.in_off} == run.in_off + int64_t{next} * run.in_step) {
+        ++run.count;
+        continue;
+      }
+    }
+    moves.push_back(m);
+  }
+  return moves;
+}
+
+// `count` copies of the piece at src to dst, dst + bytes, ... (a broadcast: one load).
+template <typename T>
+void fill(uint8_t* dst, const uint8_t* src, uint32_t count) {
+  T v;
+  std::memcpy(&v, src, sizeof(T));
+  for (uint32_t i = 0; i < count; ++i)
+    std::memcpy(dst + i * sizeof(T), &v, sizeof(T));
+}
+
+void copyPieces(uint8_t* dst, const uint8_t* src, const Entry::Move& m) {
+  if (m.count == 1) return copyBytes(dst, src, m.bytes);
+  if (m.in_step == 0 && m.out_step == static_cast<int32_t>(m.bytes)) {
+    switch (m.bytes) {
+      case 1:
+        return fill<uint8_t>(dst, src, m.count);
+      case 2:
+        return fill<uint16_t>(dst, src, m.count);
+      case 4:
+        return fill<uint32_t>(dst, src, m.count);
+      case 8:
+        return fill<uint64_t>(dst, src, m.count);
+      default:
+        break;
+    }
+  }
+  for (uint32_t i = 0; i < m.count; ++i)
+    std::memcpy(dst + int64_t{i} * m.out_step, src + int64_t{i} * m.in_step, m.bytes);
+}
+
 }  // namespace
 
 int BatchPlan::sizeFor(int n) {
@@ -234,18 +386,14 @@ void Executor::prepareBatch(Entry& e) {
   // The smallest batch is compiled now (and must fit); larger ones when first needed (every batch
   // size has the same instructions, only a longer leading dimension).
   if (!batchPlan(e, *batch, 2)) return;
-  for (uint32_t r : p.reads) {
-    batch->in_bytes.push_back(e.accesses[r].bytes);
-    batch->in_access.push_back(r);
-    batch->in_buffer.push_back(e.accesses[r].buffer);
-  }
-  for (uint32_t w : p.writes) {
-    batch->out_bytes.push_back(e.accesses[w].bytes);
-    batch->out_access.push_back(w);
-    batch->out_buffer.push_back(e.accesses[w].buffer);
-  }
-  batch->in.resize(p.reads.size());
-  batch->out.resize(p.writes.size());
+  auto slice = [&](uint32_t access) {
+    const AccessPlan& a = e.accesses[access];
+    return BatchPlan::Slice{nullptr, static_cast<size_t>(a.bytes), access, a.buffer};
+  };
+  for (uint32_t r : p.reads)
+    batch->in.push_back(slice(r));
+  for (uint32_t w : p.writes)
+    batch->out.push_back(slice(w));
   batch->in_ptrs.resize(p.reads.size());
   batch->out_ptrs.resize(p.writes.size());
   batch->dst.resize(static_cast<size_t>(BatchPlan::kMax) * p.writes.size());
@@ -256,10 +404,10 @@ void Executor::prepareBatch(Entry& e) {
 void Executor::place(BatchPlan& b, int capacity, int keep) {
   auto cap = static_cast<size_t>(capacity);
   size_t need = 0;
-  for (int64_t bytes : b.in_bytes)
-    need += (cap * static_cast<size_t>(bytes) + 63) / 64 * 64;
-  for (int64_t bytes : b.out_bytes)
-    need += (cap * static_cast<size_t>(bytes) + 63) / 64 * 64;
+  for (const BatchPlan::Slice& r : b.in)
+    need += (cap * r.bytes + 63) / 64 * 64;
+  for (const BatchPlan::Slice& w : b.out)
+    need += (cap * w.bytes + 63) / 64 * 64;
   // Queued items are copied to their new places (fresh memory: the layout moves).
   hlo::AlignedBytes fresh;
   if (keep > 0 || queue_mem_.size() < need) {
@@ -268,16 +416,16 @@ void Executor::place(BatchPlan& b, int capacity, int keep) {
   }
   uint8_t* at = fresh.size() > 0 ? fresh.data() : queue_mem_.data();
   for (size_t r = 0; r < b.in.size(); ++r) {
-    auto bytes = static_cast<size_t>(b.in_bytes[r]);
-    if (keep > 0) std::memcpy(at, b.in[r], static_cast<size_t>(keep) * bytes);
-    b.in[r] = at;
+    size_t bytes = b.in[r].bytes;
+    if (keep > 0) std::memcpy(at, b.in[r].stage, static_cast<size_t>(keep) * bytes);
+    b.in[r].stage = at;
     b.in_ptrs[r] = at;
     at += (cap * bytes + 63) / 64 * 64;
   }
   for (size_t w = 0; w < b.out.size(); ++w) {
-    b.out[w] = at;
+    b.out[w].stage = at;
     b.out_ptrs[w] = at;
-    at += (cap * static_cast<size_t>(b.out_bytes[w]) + 63) / 64 * 64;
+    at += (cap * b.out[w].bytes + 63) / 64 * 64;
   }
   if (fresh.size() > 0) queue_mem_ = std::move(fresh);
   b.capacity = capacity;
@@ -335,6 +483,7 @@ std::unique_ptr<Entry> Executor::build(int32_t instruction, const taidl::SpecKey
   for (size_t i = 0; i < e->accesses.size(); ++i)
     e->touches.push_back(
         {e->accesses[i].buffer, e->spec->accesses[i].write, e->accesses[i].span_bytes});
+  prepareMoves(*e);
   return e;
 }
 
@@ -444,17 +593,16 @@ void Executor::enqueue(Entry& e, State& state) {
   else if (queued_ == b.capacity)
     place(b, BatchPlan::sizeFor(b.capacity + 1), queued_);
   auto i = static_cast<size_t>(queued_);
-  for (size_t r = 0; r < b.in.size(); ++r) {
-    auto bytes = static_cast<size_t>(b.in_bytes[r]);
-    const uint8_t* mem =
-        state.buffers[static_cast<size_t>(b.in_buffer[r])].data() + off_[b.in_access[r]];
-    copyBytes(b.in[r] + i * bytes, mem, bytes);
+  for (const BatchPlan::Slice& r : b.in) {
+    const uint8_t* mem = state.buffers[static_cast<size_t>(r.buffer)].data() + off_[r.access];
+    copyBytes(r.stage + i * r.bytes, mem, r.bytes);
   }
   if (dirty_.size() != state.buffers.size()) dirty_.resize(state.buffers.size());
   size_t nw = b.out.size();
   for (size_t w = 0; w < nw; ++w) {
-    auto buf = static_cast<size_t>(b.out_buffer[w]);
-    int64_t lo = off_[b.out_access[w]], hi = lo + b.out_bytes[w];
+    const BatchPlan::Slice& o = b.out[w];
+    auto buf = static_cast<size_t>(o.buffer);
+    int64_t lo = off_[o.access], hi = lo + static_cast<int64_t>(o.bytes);
     b.dst[i * nw + w] = state.buffers[buf].data() + lo;
     Dirty& d = dirty_[buf];
     d.lo = std::min(d.lo, lo);
@@ -465,7 +613,7 @@ void Executor::enqueue(Entry& e, State& state) {
     }
     for (int64_t blk = lo / kDirtyBlock; blk <= (hi - 1) / kDirtyBlock; ++blk) {
       auto word = static_cast<size_t>(blk >> 6);
-      if (d.map[word] == 0) dirty_words_.emplace_back(b.out_buffer[w], word);
+      if (d.map[word] == 0) dirty_words_.emplace_back(o.buffer, word);
       d.map[word] |= uint64_t{1} << (blk & 63);
     }
   }
@@ -497,17 +645,14 @@ void Executor::flush(State& state) {
     plan = b.plans[size].get();
     b.used[size] = true;
     // The idle items are computed too: zeros (the staging may hold another entry's items).
-    for (size_t r = 0; r < b.in.size(); ++r) {
-      auto bytes = static_cast<size_t>(b.in_bytes[r]);
-      std::memset(b.in[r] + n * bytes, 0, (static_cast<size_t>(size) - n) * bytes);
-    }
+    for (const BatchPlan::Slice& r : b.in)
+      std::memset(r.stage + n * r.bytes, 0, (static_cast<size_t>(size) - n) * r.bytes);
   }
   plan->run(b.in_ptrs, b.out_ptrs);
+  size_t nw = b.out.size();
   for (size_t i = 0; i < n; ++i) {
-    for (size_t w = 0; w < p.writes.size(); ++w) {
-      auto bytes = static_cast<size_t>(e.accesses[p.writes[w]].bytes);
-      copyBytes(b.dst[i * p.writes.size() + w], b.out[w] + i * bytes, bytes);
-    }
+    for (size_t w = 0; w < nw; ++w)
+      copyBytes(b.dst[i * nw + w], b.out[w].stage + i * b.out[w].bytes, b.out[w].bytes);
   }
 }
 
@@ -518,7 +663,62 @@ void Executor::discard() {
   dirty_words_.clear();
 }
 
+// Entry::moves for a one-phase specialisation of contiguous slices that only moves bytes.
+void Executor::prepareMoves(Entry& e) {
+  if (e.phases.size() != 1 || !e.phases[0].plan || !e.phases[0].carried.empty() ||
+      e.phases[0].writes_share_buffer || !movesOnly(*e.spec->phases[0].module))
+    return;
+  const PhasePlan& p = e.phases[0];
+  std::vector<int64_t> in_bytes, out_bytes;
+  for (uint32_t r : p.reads)
+    in_bytes.push_back(e.accesses[r].bytes);
+  for (uint32_t w : p.writes)
+    out_bytes.push_back(e.accesses[w].bytes);
+  for (const AccessPlan& a : e.accesses) {
+    if (!a.contiguous() || a.bytes > 0xffff) return;
+  }
+  std::vector<uint32_t> map;
+  try {
+    map = byteMap(*p.plan, in_bytes, out_bytes);
+  } catch (const DiagnosticError&) {
+    return;
+  }
+  if (map.empty()) return;
+  std::vector<Entry::Move> moves = movesOf(map, p.reads, in_bytes, p.writes, out_bytes);
+  // Beyond a few records (a transpose of small pieces) the plan's copy kernels are faster.
+  if (moves.size() > 4) return;
+  e.moves = std::move(moves);
+  for (uint32_t w : p.writes) {
+    for (uint32_t r : p.reads)
+      e.moves_may_overlap |= e.accesses[w].buffer == e.accesses[r].buffer;
+  }
+}
+
+// True if a written slice overlaps a read one at this execution (the plan then stages).
+bool Executor::movesOverlap(const Entry& e) const {
+  const PhasePlan& p = e.phases[0];
+  for (uint32_t w : p.writes) {
+    for (uint32_t r : p.reads) {
+      const AccessPlan &a = e.accesses[w], &b = e.accesses[r];
+      if (a.buffer == b.buffer && off_[w] < off_[r] + b.bytes && off_[r] < off_[w] + a.bytes)
+        return true;
+    }
+  }
+  return false;
+}
+
+void Executor::runMoves(const Entry& e, State& state) {
+  for (const Entry::Move& m : e.moves) {
+    uint8_t* dst = state.buffers[static_cast<size_t>(e.accesses[m.write].buffer)].data() +
+                   off_[m.write] + m.out_off;
+    const uint8_t* src = state.buffers[static_cast<size_t>(e.accesses[m.read].buffer)].data() +
+                         off_[m.read] + m.in_off;
+    copyPieces(dst, src, m);
+  }
+}
+
 void Executor::runNow(Entry& e, State& state) {
+  if (!e.moves.empty() && !(e.moves_may_overlap && movesOverlap(e))) return runMoves(e, state);
   auto address = [&](uint32_t access) {
     return state.buffers[static_cast<size_t>(e.accesses[access].buffer)].data() + off_[access];
   };

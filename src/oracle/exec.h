@@ -65,10 +65,14 @@ struct BatchPlan {
   // queued at a time, so all entries share it); placed when a batch starts (Executor::place).
   int capacity = 0;  // a plan size (sizeFor(capacity) == capacity), so sizeFor(n) <= capacity
                      // for every n <= capacity
-  std::vector<int64_t> in_bytes, out_bytes;  // per item, of each read / write
-  std::vector<uint32_t> in_access, out_access;
-  std::vector<int32_t> in_buffer, out_buffer;
-  std::vector<uint8_t*> in, out;  // the staging of each read / write
+  // Each read / write, in one record (what a queued execution touches: one cache line).
+  struct Slice {
+    uint8_t* stage = nullptr;  // its staging
+    size_t bytes = 0;          // per item
+    uint32_t access = 0;
+    int32_t buffer = -1;
+  };
+  std::vector<Slice> in, out;
   std::vector<const void*> in_ptrs;
   std::vector<void*> out_ptrs;
   std::vector<uint8_t*> dst;  // per queued item and write: where the result goes
@@ -88,6 +92,19 @@ struct Entry {
   };
   std::vector<Touch> touches;
   std::vector<PhasePlan> phases;
+  // A specialisation that only moves bytes (every output byte is a fixed input byte whatever the
+  // values: reshape, bitcast-convert, broadcast, slice, ...) copies them directly instead of
+  // running its plan. Each record is `count` pieces of `bytes` bytes, from read access `read` at
+  // in_off + i * in_step to write access `write` at out_off + i * out_step (byte offsets within
+  // the slices). Empty: the plan runs.
+  struct Move {
+    uint32_t write = 0, read = 0;
+    uint32_t out_off = 0, in_off = 0;
+    uint32_t bytes = 0, count = 1;
+    int32_t out_step = 0, in_step = 0;
+  };
+  std::vector<Move> moves;
+  bool moves_may_overlap = false;  // a written buffer is also read: checked per execution
   struct Flow {
     int32_t src = -1;  // -1: nothing read
     int32_t dst = -1;
@@ -157,6 +174,9 @@ class Executor {
 
   // Each uses off_: the byte offset of every access of the execution in its buffer.
   void runNow(Entry& e, State& state);
+  void prepareMoves(Entry& e);
+  bool movesOverlap(const Entry& e) const;
+  void runMoves(const Entry& e, State& state);
   void prepareBatch(Entry& e);
   bool batchPlan(const Entry& e, BatchPlan& batch, int size);  // compiles plans[size]
   // Points the batch's staging into queue_mem_ for `capacity` items, keeping the first `keep`

@@ -29,17 +29,17 @@ struct CompiledSite {
   int64_t hbm_bytes = 0;
   Entry* entry = nullptr;
   int64_t cost = 0;
-  struct Term {
-    uint32_t depth = 0;
-    int64_t coeff = 0;
-  };
   std::vector<int64_t> base;  // per access
-  // The accesses whose offset moves with a loop variable, each with its terms: a call rewrites
-  // only these in `offsets` (the others keep their base).
-  struct Varying {
-    uint32_t access = 0, terms_begin = 0, terms_end = 0;
+  // The terms of the accesses whose offset moves with a loop variable, grouped by access, in one
+  // flat array (a call walks it in one loop without nested bounds): the first term of an access
+  // starts from its base. A call rewrites only these in `offsets` (the others keep their base).
+  struct Term {
+    int64_t coeff = 0;
+    int64_t start = 0;  // the access's base if `first`
+    uint32_t access = 0;
+    uint32_t depth = 0;
+    bool first = false;
   };
-  std::vector<Varying> varying;
   std::vector<Term> terms;
   mutable std::vector<int64_t> offsets;  // per access, for Executor::executePlaced
 };
@@ -534,11 +534,8 @@ class Machine::Impl {
     auto access = static_cast<uint32_t>(c.base.size());
     c.base.push_back(base);
     c.offsets.push_back(base);
-    if (offset.terms.empty()) return true;
-    auto begin = static_cast<uint32_t>(c.terms.size());
     for (const Affine::Term& t : offset.terms)
-      c.terms.push_back({t.depth, t.coeff});
-    c.varying.push_back({access, begin, static_cast<uint32_t>(c.terms.size())});
+      c.terms.push_back({t.coeff, base, access, t.depth, &t == &offset.terms.front()});
     return true;
   }
 
@@ -546,11 +543,10 @@ class Machine::Impl {
     const CompiledSite& c = *s.compiled;
     Entry& e = *c.entry;
     int64_t* off = c.offsets.data();
-    for (const CompiledSite::Varying& v : c.varying) {
-      int64_t x = c.base[v.access];
-      for (uint32_t t = v.terms_begin; t < v.terms_end; ++t)
-        x += c.terms[t].coeff * loops[c.terms[t].depth];
-      off[v.access] = x;
+    const int64_t* loop = loops.data();
+    for (const CompiledSite::Term& t : c.terms) {
+      int64_t x = t.first ? t.start : off[t.access];
+      off[t.access] = x + t.coeff * loop[t.depth];
     }
     count(e, s.stmt->unit, c.cost);
     exec_.executePlaced(e, state_, off);
