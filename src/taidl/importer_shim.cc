@@ -401,7 +401,8 @@ def __getattr__(name):
     raise AttributeError("module 'taidl' has no attribute '%s' in the tacit shim" % name)
 )shim";
 
-constexpr std::string_view kActGenerator =
+// act/generator.py and act/generators/__init__.py: the two spellings ACT's scripts import.
+constexpr std::string_view kActGenerators =
     R"shim("""tacit recording shim: ACT's generators; every generate_* call is recorded and ignored."""
 from _tacit_recorder import generator_function
 
@@ -412,21 +413,7 @@ generate_backend = generator_function("generate_backend")
 def __getattr__(name):
     if name.startswith("generate"):
         return generator_function(name)
-    raise AttributeError("module 'act.generators' has no attribute '%s' in the tacit shim" % name)
-)shim";
-
-constexpr std::string_view kActGeneratorsInit =
-    R"shim("""tacit recording shim: ACT's generators; every generate_* call is recorded and ignored."""
-from _tacit_recorder import generator_function
-
-generate_oracle = generator_function("generate_oracle")
-generate_backend = generator_function("generate_backend")
-
-
-def __getattr__(name):
-    if name.startswith("generate"):
-        return generator_function(name)
-    raise AttributeError("module 'act.generators' has no attribute '%s' in the tacit shim" % name)
+    raise AttributeError("module '%s' has no attribute '%s' in the tacit shim" % (__name__, name))
 )shim";
 
 constexpr std::string_view kIdlInit =
@@ -452,8 +439,8 @@ const std::vector<std::pair<std::string, std::string_view>>& shimFiles() {
       {"taidl/__init__.py", kTaidlInit},
       {"act/__init__.py", kActInit},
       {"act/taidl/__init__.py", kActTaidlInit},
-      {"act/generator.py", kActGenerator},
-      {"act/generators/__init__.py", kActGeneratorsInit},
+      {"act/generator.py", kActGenerators},
+      {"act/generators/__init__.py", kActGenerators},
       {"idl/__init__.py", kIdlInit},
       {"idl/accelerator.py", kIdlAccelerator},
       {"accelerator.py", kAccelerator},
