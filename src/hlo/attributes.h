@@ -11,6 +11,21 @@
 
 namespace tacit::hlo {
 
+// The `HloModule name, key=value, ...` header attributes XLA knows, in XLA's printing order: the
+// parser accepts these, the printer writes them in this order.
+inline constexpr std::string_view kModuleHeaderAttributes[] = {
+    "is_scheduled",
+    "input_output_alias",
+    "buffer_donor",
+    "alias_passthrough_params",
+    "entry_computation_layout",
+    "allow_spmd_sharding_propagation_to_parameters",
+    "allow_spmd_sharding_propagation_to_output",
+    "replica_count",
+    "num_partitions",
+    "frontend_attributes",
+    "origin_recovery_table"};
+
 enum class AttrKind : uint8_t {
   // Typed: stored in HloAttributes fields.
   kDimensions,

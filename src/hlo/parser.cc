@@ -26,19 +26,6 @@ std::string quoted(std::string_view s) {
   return "'" + std::string(s) + "'";
 }
 
-// Header attributes XLA knows, in XLA's printing order.
-constexpr std::string_view kHeaderAttributes[] = {"is_scheduled",
-                                                  "input_output_alias",
-                                                  "buffer_donor",
-                                                  "alias_passthrough_params",
-                                                  "entry_computation_layout",
-                                                  "allow_spmd_sharding_propagation_to_parameters",
-                                                  "allow_spmd_sharding_propagation_to_output",
-                                                  "replica_count",
-                                                  "num_partitions",
-                                                  "frontend_attributes",
-                                                  "origin_recovery_table"};
-
 class Parser {
  public:
   Parser(const SourceFile& file, DiagnosticSink* warnings = nullptr)
@@ -772,8 +759,8 @@ void Parser::parseHeaderAttribute(HloModule& m, std::unordered_set<std::string>&
   if (!tok_.is(Tok::kAttrName)) expected("a module attribute (name=value)");
   Token name_tok = tok_;
   std::string name(tok_.text);
-  if (std::find(std::begin(kHeaderAttributes), std::end(kHeaderAttributes), name) ==
-      std::end(kHeaderAttributes)) {
+  if (std::find(std::begin(kModuleHeaderAttributes), std::end(kModuleHeaderAttributes), name) ==
+      std::end(kModuleHeaderAttributes)) {
     failHere("unknown module attribute '" + name + "'");
   }
   if (!seen.insert(name).second) failHere("duplicate module attribute '" + name + "'");

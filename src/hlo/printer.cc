@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "hlo/attributes.h"
 #include "hlo/float8.h"
 #include "hlo/lexer.h"
 #include "support/strings.h"
@@ -27,18 +28,6 @@ bool isTrailing(std::string_view name) {
          std::find(std::begin(kTrailingAfterControl), std::end(kTrailingAfterControl), name) !=
              std::end(kTrailingAfterControl);
 }
-
-constexpr std::string_view kHeaderOrder[] = {"is_scheduled",
-                                             "input_output_alias",
-                                             "buffer_donor",
-                                             "alias_passthrough_params",
-                                             "entry_computation_layout",
-                                             "allow_spmd_sharding_propagation_to_parameters",
-                                             "allow_spmd_sharding_propagation_to_output",
-                                             "replica_count",
-                                             "num_partitions",
-                                             "frontend_attributes",
-                                             "origin_recovery_table"};
 
 std::string hexPayload(uint64_t payload) {
   char buf[32];
@@ -361,7 +350,7 @@ std::string printComputation(const HloComputation& c) {
 
 std::string printModule(const HloModule& m) {
   std::string out = "HloModule " + moduleName(m.name());
-  for (std::string_view name : kHeaderOrder) {
+  for (std::string_view name : kModuleHeaderAttributes) {
     if (name == "entry_computation_layout" && m.entryLayout()) {
       const ProgramShape& ps = *m.entryLayout();
       out += ", entry_computation_layout={(" +
