@@ -369,7 +369,8 @@ def _dump(result, out_path):
     return 0
 )shim";
 
-constexpr std::string_view kTaidlInit =
+// taidl/__init__.py and act/taidl/__init__.py: the TAIDL v2 API under both of its names.
+constexpr std::string_view kTaidlApi =
     R"shim("""tacit recording shim: the TAIDL v2 API (`taidl`, `act.taidl`)."""
 from _tacit_recorder import AcceleratorV2 as Accelerator, Instruction, DataModel, Constant, generator_function
 
@@ -380,25 +381,11 @@ generate_backend = generator_function("generate_backend")
 def __getattr__(name):
     if name.startswith("generate"):
         return generator_function(name)
-    raise AttributeError("module 'taidl' has no attribute '%s' in the tacit shim" % name)
+    raise AttributeError("module '%s' has no attribute '%s' in the tacit shim" % (__name__, name))
 )shim";
 
 constexpr std::string_view kActInit =
     R"shim("""tacit recording shim: the ACT package (`act.taidl`, `act.generator`, `act.generators`)."""
-)shim";
-
-constexpr std::string_view kActTaidlInit =
-    R"shim("""tacit recording shim: the TAIDL v2 API (`taidl`, `act.taidl`)."""
-from _tacit_recorder import AcceleratorV2 as Accelerator, Instruction, DataModel, Constant, generator_function
-
-generate_oracle = generator_function("generate_oracle")
-generate_backend = generator_function("generate_backend")
-
-
-def __getattr__(name):
-    if name.startswith("generate"):
-        return generator_function(name)
-    raise AttributeError("module 'taidl' has no attribute '%s' in the tacit shim" % name)
 )shim";
 
 // act/generator.py and act/generators/__init__.py: the two spellings ACT's scripts import.
@@ -436,9 +423,9 @@ const std::vector<std::pair<std::string, std::string_view>>& shimFiles() {
   static const std::vector<std::pair<std::string, std::string_view>> kFiles = {
       {"_tacit_run.py", kTacitRun},
       {"_tacit_recorder.py", kTacitRecorder},
-      {"taidl/__init__.py", kTaidlInit},
+      {"taidl/__init__.py", kTaidlApi},
       {"act/__init__.py", kActInit},
-      {"act/taidl/__init__.py", kActTaidlInit},
+      {"act/taidl/__init__.py", kTaidlApi},
       {"act/generator.py", kActGenerators},
       {"act/generators/__init__.py", kActGenerators},
       {"idl/__init__.py", kIdlInit},
