@@ -301,11 +301,19 @@ std::vector<Entry::Move> movesOf(const std::vector<uint32_t>& map,
   return moves;
 }
 
-// `count` copies of the piece at src to dst, dst + bytes, ... (a broadcast: one load).
+// `count` copies of the piece at src to dst, dst + bytes, ... (a broadcast: one load). A
+// register's worth is one store: a wide load of it soon after (a queued execution capturing its
+// input) is then forwarded from the store instead of waiting for many narrow stores to retire.
 template <typename T>
 void fill(uint8_t* dst, const uint8_t* src, uint32_t count) {
   T v;
   std::memcpy(&v, src, sizeof(T));
+  if (count * sizeof(T) == 64) {
+    using Vector [[gnu::vector_size(64)]] = T;
+    Vector all = Vector{} + v;
+    std::memcpy(dst, &all, 64);
+    return;
+  }
   for (uint32_t i = 0; i < count; ++i)
     std::memcpy(dst + i * sizeof(T), &v, sizeof(T));
 }

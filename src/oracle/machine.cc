@@ -79,6 +79,11 @@ struct Site {
   const CompiledSite* compiled = nullptr;  // owned by Machine::Impl::compiled_
   bool looked_up = false;                  // this run: compiled_ was searched
   bool compile_done = false;               // this run: found, compiled, or known not to qualify
+  // Loops whose body is only calls compiled in this run execute them from this list, without
+  // the walk over the body's Sites (Machine::Impl::checkFast).
+  enum class Fast : uint8_t { kUnknown, kYes, kNo };
+  Fast fast_state = Fast::kUnknown;
+  std::vector<const CompiledSite*> fast;
 };
 
 // Whether every start of instruction `inst`'s slices is an integer, a parameter or one attribute,
@@ -233,6 +238,7 @@ class Machine::Impl {
       site.expanded = false;
       site.compiled = nullptr;
       site.looked_up = site.compile_done = false;
+      site.fast_state = Site::Fast::kUnknown;
       site.proven = 0;
       site.attrs_fit = false;
       site.loop_lo.clear();
@@ -328,7 +334,7 @@ class Machine::Impl {
         case StmtKind::kCall:
           if (!s.looked_up && options_.compiled_sites && !options_.trace) findCompiled(s);
           if (s.compiled != nullptr && !options_.trace) {
-            compiledCall(s, loops);
+            compiledCall(*s.compiled, loops);
             break;
           }
           if (s.attrs_fit) {
@@ -362,7 +368,9 @@ class Machine::Impl {
     for (int64_t v = lo; v < hi; ++v) {
       loops.back() = v;
       if (v != lo) step(s);
+      if (s.fast_state == Site::Fast::kYes && fastBody(s, loops)) continue;
       block(s.body, loops);
+      if (s.fast_state == Site::Fast::kUnknown) checkFast(s);
     }
     loops.pop_back();
   }
@@ -539,8 +547,7 @@ class Machine::Impl {
     return true;
   }
 
-  void compiledCall(Site& s, const std::vector<int64_t>& loops) {
-    const CompiledSite& c = *s.compiled;
+  void compiledCall(const CompiledSite& c, const std::vector<int64_t>& loops) {
     Entry& e = *c.entry;
     int64_t* off = c.offsets.data();
     const int64_t* loop = loops.data();
@@ -548,8 +555,41 @@ class Machine::Impl {
       int64_t x = t.first ? t.start : off[t.access];
       off[t.access] = x + t.coeff * loop[t.depth];
     }
-    count(e, s.stmt->unit, c.cost);
+    count(e, c.unit, c.cost);
     exec_.executePlaced(e, state_, off);
+  }
+
+  // Loop `s`'s body as its compiled calls (Site::fast), unless the step limit would be reached
+  // in it (the statement-by-statement path then reports it at the right statement).
+  bool fastBody(const Site& s, const std::vector<int64_t>& loops) {
+    auto n = static_cast<int64_t>(s.fast.size());
+    if (stats_.steps + n > options_.max_steps) return false;
+    for (const CompiledSite* c : s.fast) {
+      ++stats_.steps;  // per call, as block() counts: exact if a call fails
+      compiledCall(*c, loops);
+    }
+    return true;
+  }
+
+  // After an iteration of loop `s`: its body runs as Site::fast from now on if every statement
+  // is a call compiled in this run (what block() would do for each then is compiledCall).
+  void checkFast(Site& s) {
+    if (!options_.compiled_sites || options_.trace) {
+      s.fast_state = Site::Fast::kNo;
+      return;
+    }
+    for (const Site& b : s.body) {
+      if (b.stmt->kind != StmtKind::kCall || b.stmt->is_macro ||
+          (b.compile_done && b.compiled == nullptr)) {
+        s.fast_state = Site::Fast::kNo;
+        return;
+      }
+      if (!b.compile_done) return;  // decided after a later iteration
+    }
+    s.fast.clear();
+    for (const Site& b : s.body)
+      s.fast.push_back(b.compiled);
+    s.fast_state = Site::Fast::kYes;
   }
 
   // Fills the byte counters of stats_ from the executions of each entry.
