@@ -369,6 +369,89 @@ TEST(Machine, BuilderRejectsMistakes) {
             std::string::npos);
 }
 
+// Specialisations that only move bytes are copied from their byte map (Executor::prepareMoves)
+// instead of running their plan: a reverse of rows (two pieces at a negative step), a slice
+// broadcast (one piece repeated) and a plain copy, each with its slices in disjoint places, in
+// the same place, and overlapping (then the plan runs: it reads every input before writing).
+TEST(Machine, ByteMovesCopyWhatThePlanWould) {
+  taidl::Isa isa = taidl::loadIsa(R"(isa moves;
+buffer r[8] of u8[8];
+instruction rev(; src, dst) {
+  require src >= 0 && src + 2 <= 8 && dst >= 0 && dst + 2 <= 8;
+  reads r[src] size [2];
+  writes r[dst] size [2];
+  %Out0 = u8[2, 8] reverse(%In1), dimensions={0};
+}
+instruction bcast(; src, dst) {
+  require src >= 0 && src < 8 && dst >= 0 && dst + 2 <= 8;
+  reads r[src] size [1];
+  writes r[dst] size [2];
+  %s = u8[1, 4] slice(%In1), slice={[0:1], [2:6]};
+  %w = u32[1] bitcast-convert(%s);
+  %x = u32[] reshape(%w);
+  %b = u32[4] broadcast(%x), dimensions={};
+  %c = u8[4, 4] bitcast-convert(%b);
+  %Out0 = u8[2, 8] reshape(%c);
+}
+instruction load(; addr, dst) {
+  require addr >= 0 && dst >= 0 && dst < 8;
+  reads d0[addr] size [8];
+  writes r[dst] size [1];
+  %Out0 = u8[1, 8] reshape(%In1);
+}
+instruction store(; src, addr) {
+  require addr >= 0 && src >= 0 && src < 8;
+  reads r[src] size [1];
+  writes d0[addr] size [8];
+  %Out0 = u8[8] reshape(%In1);
+}
+)",
+                                  "moves.taidl");
+  Program p = parseProgram(isa, R"(kernel moves hbm=128 {
+  input a @0 : u8[64];
+  output out @64 : u8[64];
+  loop k in [0, 8) {
+    load(addr=8*k, dst=k);
+  }
+  rev(src=0, dst=4);
+  rev(src=2, dst=2);
+  rev(src=5, dst=6);
+  bcast(src=1, dst=1);
+  bcast(src=7, dst=0);
+  loop k in [0, 8) {
+    store(src=k, addr=64 + 8*k);
+  }
+})",
+                           "moves.tasm");
+  hlo::Literal a(hlo::Shape(hlo::PrimitiveType::kU8, {64}));
+  std::vector<uint8_t> r(64);
+  for (size_t i = 0; i < 64; ++i)
+    r[i] = a.bytes()[i] = static_cast<uint8_t>(i * 7 + 3);
+  auto row = [&](size_t k) { return r.begin() + static_cast<ptrdiff_t>(8 * k); };
+  auto rev = [&](size_t src, size_t dst) {
+    std::vector<uint8_t> in(row(src), row(src + 2));
+    std::copy(in.begin() + 8, in.end(), row(dst));
+    std::copy(in.begin(), in.begin() + 8, row(dst + 1));
+  };
+  auto bcast = [&](size_t src, size_t dst) {
+    std::vector<uint8_t> in(row(src) + 2, row(src) + 6);
+    for (size_t i = 0; i < 16; ++i)
+      row(dst)[static_cast<ptrdiff_t>(i)] = in[i % 4];
+  };
+  rev(0, 4);
+  rev(2, 2);
+  rev(5, 6);
+  bcast(1, 1);
+  bcast(7, 0);
+  for (bool batch : {true, false}) {
+    RunOptions options;
+    options.batch = batch;
+    auto out = run(isa, p, {{"a", a}}, options);
+    const hlo::Literal& got = out.at("out");
+    EXPECT_EQ(std::memcmp(got.bytes(), r.data(), 64), 0);
+  }
+}
+
 TEST(Machine, DirectCallsAndMemoryAccess) {
   Machine m(toyIsa());
   m.reset(64);
