@@ -488,9 +488,13 @@ std::unique_ptr<Entry> Executor::build(int32_t instruction, const taidl::SpecKey
     for (int32_t s : from)
       e->flows.push_back({s, a.buffer, a.bytes});
   }
-  for (size_t i = 0; i < e->accesses.size(); ++i)
-    e->touches.push_back(
-        {e->accesses[i].buffer, e->spec->accesses[i].write, e->accesses[i].span_bytes});
+  for (size_t i = 0; i < e->accesses.size(); ++i) {
+    const AccessPlan& a = e->accesses[i];
+    bool write = e->spec->accesses[i].write;
+    e->touches.push_back({a.buffer, write, a.span_bytes});
+    if (write && a.span_bytes > 0)
+      e->written.push_back({static_cast<uint32_t>(i), a.buffer, a.span_bytes});
+  }
   prepareMoves(*e);
   return e;
 }
@@ -557,12 +561,10 @@ void Executor::execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> 
 
 void Executor::executePlaced(Entry& e, State& state, const int64_t* offsets) {
   off_ = offsets;
-  for (size_t i = 0; i < e.touches.size(); ++i) {
-    const Entry::Touch& t = e.touches[i];
-    if (t.write && t.span_bytes > 0) {
-      state.buffers[static_cast<size_t>(t.buffer)].wrote(
-          static_cast<size_t>(off_[i]), static_cast<size_t>(off_[i] + t.span_bytes));
-    }
+  for (const Entry::Written& w : e.written) {
+    int64_t at = off_[w.access];
+    state.buffers[static_cast<size_t>(w.buffer)].wrote(static_cast<size_t>(at),
+                                                       static_cast<size_t>(at + w.span_bytes));
   }
   if (batching_ && !e.batch_checked) prepareBatch(e);
   bool batched = batching_ && e.batch != nullptr;

@@ -91,6 +91,13 @@ struct Entry {
     int64_t span_bytes = 0;
   };
   std::vector<Touch> touches;
+  // The non-empty writes, for marking what an execution writes (ZeroedMemory::wrote).
+  struct Written {
+    uint32_t access = 0;
+    int32_t buffer = -1;
+    int64_t span_bytes = 0;
+  };
+  std::vector<Written> written;
   std::vector<PhasePlan> phases;
   // A specialisation that only moves bytes (every output byte is a fixed input byte whatever the
   // values: reshape, bitcast-convert, broadcast, slice, ...) copies them directly instead of

@@ -61,14 +61,16 @@ struct Site {
   // Calls of an instruction: bit k set if its require k holds for every value the attributes
   // take in this program (interval analysis over the loop ranges), so it is not re-evaluated.
   uint64_t proven = 0;
-  // What `proven` was last proven for (kept across runs: the proof is the costly part of
-  // preparing a run).
+  // What `proven` and `attrs_fit` were last proven for (kept across runs: the proofs are the
+  // costly part of preparing a run).
   struct Proof {
     bool valid = false;
     int32_t unit = -1;
+    bool is_macro = false;
     std::vector<Affine> attrs;
     std::vector<int64_t> lo, hi;
     uint64_t proven = 0;
+    bool attrs_fit = false;  // as Site::attrs_fit
   };
   Proof proof;
   // Every attribute's value range over the loop ranges fits in int64 (with every partial sum),
@@ -243,15 +245,12 @@ class Machine::Impl {
       site.attrs_fit = false;
       site.loop_lo.clear();
       site.loop_hi.clear();
-      if (s.kind == StmtKind::kCall && !s.is_macro && known) site.proven = proven(site, lo, hi);
       if (s.kind == StmtKind::kCall && known) {
+        const Site::Proof& p = proof(site, lo, hi);
+        site.proven = p.proven;
+        site.attrs_fit = p.attrs_fit;
         site.loop_lo = lo;
         site.loop_hi = hi;
-        site.attrs_fit = true;
-        for (const Affine& a : s.attrs) {
-          int64_t mn = 0, mx = 0;
-          if (!affineRange(a, lo, hi, &mn, &mx)) site.attrs_fit = false;
-        }
       }
       if (s.kind != StmtKind::kLoop) {
         site.body.clear();
@@ -268,21 +267,30 @@ class Machine::Impl {
     }
   }
 
-  // prove(*site.stmt, lo, hi), from the site's last proof if that was for the same call in the
-  // same loop ranges (the proof depends on nothing else).
-  uint64_t proven(Site& site, const std::vector<int64_t>& lo, const std::vector<int64_t>& hi) {
+  // The proofs of call site.stmt over the loop ranges: its requires (prove(); none for a macro)
+  // and whether its attributes fit in int64. Kept from the site's last proof if that was for the
+  // same call in the same loop ranges (they depend on nothing else).
+  const Site::Proof& proof(Site& site, const std::vector<int64_t>& lo,
+                           const std::vector<int64_t>& hi) {
     const Stmt& s = *site.stmt;
     Site::Proof& p = site.proof;
-    if (p.valid && p.unit == s.unit && p.attrs == s.attrs && p.lo == lo && p.hi == hi)
-      return p.proven;
+    if (p.valid && p.unit == s.unit && p.is_macro == s.is_macro && p.attrs == s.attrs &&
+        p.lo == lo && p.hi == hi)
+      return p;
     p.valid = false;
-    p.proven = prove(s, lo, hi);
+    p.proven = s.is_macro ? 0 : prove(s, lo, hi);
+    p.attrs_fit = true;
+    for (const Affine& a : s.attrs) {
+      int64_t mn = 0, mx = 0;
+      if (!affineRange(a, lo, hi, &mn, &mx)) p.attrs_fit = false;
+    }
     p.unit = s.unit;
+    p.is_macro = s.is_macro;
     p.attrs = s.attrs;
     p.lo = lo;
     p.hi = hi;
     p.valid = true;
-    return p.proven;
+    return p;
   }
 
   // The requires of call `s` that hold for all its attribute values in the loop ranges.
