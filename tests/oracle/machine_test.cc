@@ -330,6 +330,32 @@ TEST(Machine, StepLimitStopsRunawayPrograms) {
   EXPECT_EQ(errorOf([&] { run(toyIsa(), q, {}); }), "no error");
 }
 
+// A loop whose body is only compiled calls runs them from a flat list: the step limit still
+// stops the run at the statement that passes it, with the stats of the walked run, wherever in
+// the body (and in the first iteration, which is walked) the limit falls.
+TEST(Machine, StepLimitInsideAFlatLoopBodyStopsWhereTheWalkStops) {
+  Program q = parse(
+      "kernel k hbm=512 {\n  loop i in [0, 600) {\n    addrows(0, 1, 2);\n"
+      "    addrows(2, 1, 3);\n    addrows(3, 1, 4);\n  }\n}\n");
+  for (int64_t limit : {2, 3, 4, 5, 1000, 1001, 1002, 1003}) {
+    std::string error[2];
+    Stats stats[2];
+    for (int compiled : {0, 1}) {
+      RunOptions o;
+      o.max_steps = limit;
+      o.compiled_sites = compiled == 1;
+      Machine m(toyIsa(), o);
+      error[compiled] = errorOf([&] { m.run(q, {}); });
+      stats[compiled] = m.stats();
+    }
+    EXPECT_NE(error[1].find("more than " + std::to_string(limit)), std::string::npos) << error[1];
+    EXPECT_EQ(error[0], error[1]) << limit;
+    EXPECT_EQ(stats[0].steps, stats[1].steps) << limit;
+    EXPECT_EQ(stats[0].instructions, stats[1].instructions) << limit;
+    EXPECT_EQ(stats[0].total_cost, stats[1].total_cost) << limit;
+  }
+}
+
 TEST(Machine, BuiltProgramsRunLikeParsedOnes) {
   Program built("rev", 512);
   built.addInput("x", 0, hlo::Shape(PrimitiveType::kS32, {8, 4}));
