@@ -17,6 +17,7 @@ class IrBuilder {
 
   // Valid until the next node is added (the analysis data may move): copy it to keep it.
   const hlo::Shape& shape(ClassId c) const { return shapes_.data(c); }
+  const ShapeAnalysis& shapes() const { return shapes_; }
 
   // Adds `desc` over `children`. If desc.shape is an invalid (default) shape it is inferred;
   // otherwise it is checked. Throws std::logic_error on an ill-typed node (a bug in a rule).

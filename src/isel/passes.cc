@@ -260,7 +260,7 @@ PassStats runRowSplitPass(egraph::EGraph& g, IrBuilder& b, int64_t max_rows) {
       int64_t extents[] = {type.dim(0), row_bytes};
       auto parts = refine(bv.view, extents);
       if (!parts) continue;
-      const std::vector<ViewDim>& row = (*parts)[1];
+      const ViewDims& row = (*parts)[1];
       bool contiguous_rows = row.empty() || (row.size() == 1 && row[0].stride == 1);
       if (contiguous_rows) {
         split.push_back(c);

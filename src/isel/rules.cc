@@ -585,7 +585,8 @@ class ConvertGuardedS32 : public IrRule {
               done && b.egraph().same(*done, matched))
             return std::nullopt;
           ValueRange target = ValueRange::of(to);
-          if (!valueRange(b.egraph(), b.ir(), x).within(target.lo, target.hi)) return std::nullopt;
+          if (!valueRange(b.egraph(), b.ir(), b.shapes(), x).within(target.lo, target.hi))
+            return std::nullopt;
           return guarded();
         })};
   }
@@ -664,7 +665,8 @@ class RoundIntegral : public IrRule {
           b.egraph().forEachNode(x, [&](NodeId n) {
             rounded |= b.ir().opcodeOf(b.egraph().node(n).op()) == HloOpcode::kRoundNearestEven;
           });
-          if (rounded || !valueRange(b.egraph(), b.ir(), x).integral) return std::nullopt;
+          if (rounded || !valueRange(b.egraph(), b.ir(), b.shapes(), x).integral)
+            return std::nullopt;
           b.egraph().unite(b.unary(HloOpcode::kRoundNearestEven, x), x);
           return std::nullopt;
         })};

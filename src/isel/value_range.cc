@@ -31,7 +31,8 @@ std::optional<double> roundTo(PrimitiveType t, double v) {
 
 class RangeFinder {
  public:
-  RangeFinder(const egraph::EGraph& g, const IrLanguage& ir) : g_(g), ir_(ir) {}
+  RangeFinder(const egraph::EGraph& g, const IrLanguage& ir, const ShapeAnalysis& shapes)
+      : g_(g), ir_(ir), shapes_(shapes) {}
 
   ValueRange ofClass(ClassId c, int depth) {
     c = g_.find(c);
@@ -43,12 +44,10 @@ class RangeFinder {
     const uint32_t self = static_cast<uint32_t>(seen_.size());
     seen_.push_back({c.value, false, {}});
     index_.insert(hash, self);
-    std::vector<NodeId> nodes;
-    g_.forEachNode(c, [&](NodeId n) { nodes.push_back(n); });
-    ValueRange r = ValueRange::of(
-        ir_.shapeOf(g_.node(nodes.front()).op(), g_.node(nodes.front()).attr()).elementType());
-    for (NodeId n : nodes)
-      r = intersect(r, ofNode(g_.node(n), depth));
+    // The type's range, narrowed by each e-node (ofNode only reads the e-graph, so the walk over
+    // the class's node list may recurse; a vector of the nodes per class showed in profiles).
+    ValueRange r = fullRange(c);
+    g_.forEachNode(c, [&](NodeId n) { r = intersect(r, ofNode(g_.node(n), depth)); });
     seen_[self] = {c.value, true, r};  // a range cut short on a cycle is wider: still sound
     return r;
   }
@@ -104,28 +103,12 @@ class RangeFinder {
     }
   }
 
-  // The full range of the class's element type (its first e-node's).
-  ValueRange fullRange(ClassId c) const {
-    ValueRange full;
-    bool typed = false;
-    g_.forEachNode(c, [&](NodeId n) {
-      if (!typed) {
-        egraph::ENode e = g_.node(n);
-        full = ValueRange::of(ir_.shapeOf(e.op(), e.attr()).elementType());
-        typed = true;
-      }
-    });
-    return full;
-  }
+  // The full range of the class's element type.
+  ValueRange fullRange(ClassId c) const { return ValueRange::of(classType(c)); }
 
-  PrimitiveType classType(ClassId c) const {
-    PrimitiveType t = PrimitiveType::kInvalid;
-    g_.forEachNode(c, [&](NodeId n) {
-      egraph::ENode e = g_.node(n);
-      t = ir_.shapeOf(e.op(), e.attr()).elementType();
-    });
-    return t;
-  }
+  // The element type of every e-node of c (the shape analysis keeps one type per class; walking
+  // the class's nodes for it showed in profiles).
+  PrimitiveType classType(ClassId c) const { return shapes_.data(c).elementType(); }
 
   // maximum/minimum of operands in ranges a and b (IEEE: NaN if either is NaN).
   static ValueRange extreme(bool max, const ValueRange& a, const ValueRange& b) {
@@ -182,6 +165,7 @@ class RangeFinder {
 
   const egraph::EGraph& g_;
   const IrLanguage& ir_;
+  const ShapeAnalysis& shapes_;
   // The classes this query reached: on the stack (not done) or with their range, found through
   // an open-addressing index (std::unordered_map/set lookups were most of the queries' time).
   struct Seen {
@@ -205,8 +189,9 @@ ValueRange ValueRange::of(PrimitiveType t) {
   return {};
 }
 
-ValueRange valueRange(const egraph::EGraph& g, const IrLanguage& ir, ClassId c, int depth) {
-  return RangeFinder(g, ir).ofClass(c, depth);
+ValueRange valueRange(const egraph::EGraph& g, const IrLanguage& ir, const ShapeAnalysis& shapes,
+                      ClassId c, int depth) {
+  return RangeFinder(g, ir, shapes).ofClass(c, depth);
 }
 
 }  // namespace tacit::isel

@@ -30,6 +30,7 @@ struct ValueRange {
 };
 
 // The range of class `c` (requires a clean e-graph). `depth` bounds the operand levels looked at.
-ValueRange valueRange(const egraph::EGraph& g, const IrLanguage& ir, ClassId c, int depth = 8);
+ValueRange valueRange(const egraph::EGraph& g, const IrLanguage& ir, const ShapeAnalysis& shapes,
+                      ClassId c, int depth = 8);
 
 }  // namespace tacit::isel

@@ -17,16 +17,16 @@ std::vector<int64_t> byteExtents(const hlo::Shape& s) {
   return t;
 }
 
-StridedView assemble(int64_t offset, const std::vector<std::vector<ViewDim>>& parts) {
+StridedView assemble(int64_t offset, const std::vector<ViewDims>& parts) {
   StridedView v;
   v.offset = offset;
   for (const auto& p : parts)
-    v.dims.insert(v.dims.end(), p.begin(), p.end());
+    v.dims.append(p.begin(), p.end());
   v.coalesce();
   return v;
 }
 
-int64_t product(const std::vector<ViewDim>& dims, size_t from) {
+int64_t product(const ViewDims& dims, size_t from) {
   int64_t p = 1;
   for (size_t i = from; i < dims.size(); ++i)
     p *= dims[i].extent;
@@ -37,7 +37,7 @@ std::optional<StridedView> transposeView(const StridedView& x, const hlo::Shape&
                                          const std::vector<int64_t>& perm) {
   auto parts = refine(x, byteExtents(operand));
   if (!parts) return std::nullopt;
-  std::vector<std::vector<ViewDim>> out;
+  std::vector<ViewDims> out;
   for (int64_t p : perm)
     out.push_back((*parts)[static_cast<size_t>(p)]);
   out.push_back(parts->back());
@@ -68,7 +68,7 @@ std::optional<StridedView> sliceView(const StridedView& x, const hlo::Shape& ope
     int64_t count = s.limit <= s.start ? 0 : (s.limit - s.start + s.stride - 1) / s.stride;
     if (count == 0) return std::nullopt;
     if (s.start == 0 && s.stride == 1 && count == operand.dim(static_cast<int64_t>(i))) continue;
-    std::vector<ViewDim>& sub = (*parts)[i];
+    ViewDims& sub = (*parts)[i];
     if (sub.empty()) return std::nullopt;  // cannot happen for a dimension of size > 1
     // Slicing a dimension that spans several sub-dims is exact only along the outermost one.
     int64_t inner = product(sub, 1);
@@ -86,7 +86,7 @@ std::optional<StridedView> broadcastView(const StridedView& x, const hlo::Shape&
                                          const hlo::Shape& result) {
   auto parts = refine(x, byteExtents(operand));
   if (!parts) return std::nullopt;
-  std::vector<std::vector<ViewDim>> out(static_cast<size_t>(result.rank()));
+  std::vector<ViewDims> out(static_cast<size_t>(result.rank()));
   std::vector<bool> mapped(static_cast<size_t>(result.rank()), false);
   for (size_t i = 0; i < dims.size(); ++i) {
     out[static_cast<size_t>(dims[i])] = (*parts)[i];
@@ -117,7 +117,7 @@ bool StridedView::isContiguous() const {
 }
 
 void StridedView::coalesce() {
-  std::vector<ViewDim> out;
+  ViewDims out;
   for (const ViewDim& d : dims) {
     if (d.extent == 1) continue;
     if (!out.empty() && out.back().stride == d.extent * d.stride) {
@@ -183,34 +183,35 @@ std::optional<StridedView> padView(const StridedView& x, const hlo::Shape& opera
   return v;
 }
 
-std::optional<std::vector<std::vector<ViewDim>>> refine(const StridedView& view,
-                                                        std::span<const int64_t> targets) {
-  std::vector<std::vector<ViewDim>> parts(targets.size());
-  std::vector<ViewDim> src = view.dims;
+std::optional<std::vector<ViewDims>> refine(const StridedView& view,
+                                            std::span<const int64_t> targets) {
+  std::vector<ViewDims> parts(targets.size());
+  ViewDims src = view.dims;
   int64_t i = static_cast<int64_t>(src.size()) - 1;
   for (int64_t j = static_cast<int64_t>(targets.size()) - 1; j >= 0; --j) {
     int64_t need = targets[static_cast<size_t>(j)];
-    std::vector<ViewDim>& out = parts[static_cast<size_t>(j)];
+    ViewDims& out = parts[static_cast<size_t>(j)];  // innermost first, reversed below
     while (need > 1) {
       if (i < 0) return std::nullopt;
       ViewDim& d = src[static_cast<size_t>(i)];
       if (d.extent == need) {
-        out.insert(out.begin(), d);
+        out.push_back(d);
         --i;
         need = 1;
       } else if (d.extent > need) {
         if (d.extent % need != 0) return std::nullopt;
-        out.insert(out.begin(), ViewDim{need, d.stride});
+        out.push_back(ViewDim{need, d.stride});
         d.extent /= need;
         d.stride *= need;
         need = 1;
       } else {
         if (need % d.extent != 0) return std::nullopt;
-        out.insert(out.begin(), d);
+        out.push_back(d);
         need /= d.extent;
         --i;
       }
     }
+    std::reverse(out.begin(), out.end());
   }
   if (i >= 0) return std::nullopt;  // extents did not add up
   return parts;

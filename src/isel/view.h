@@ -9,7 +9,10 @@
 // of dozens of transpose/reshape/slice identities (docs/isel.md, "Views").
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -25,9 +28,59 @@ struct ViewDim {
   friend bool operator==(const ViewDim&, const ViewDim&) = default;
 };
 
+// A short list of ViewDim, inline up to kInline entries (on the heap beyond): views are built for
+// every movement e-node by every pass of every saturation iteration, and a heap vector per view
+// (and per refined part) made allocation a large part of the view queries.
+class ViewDims {
+ public:
+  static constexpr size_t kInline = 6;
+
+  ViewDims() = default;
+  ViewDims(std::initializer_list<ViewDim> dims) { append(dims.begin(), dims.end()); }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  ViewDim* data() { return size_ <= kInline ? inline_.data() : heap_.data(); }
+  const ViewDim* data() const { return size_ <= kInline ? inline_.data() : heap_.data(); }
+  ViewDim* begin() { return data(); }
+  ViewDim* end() { return data() + size_; }
+  const ViewDim* begin() const { return data(); }
+  const ViewDim* end() const { return data() + size_; }
+  ViewDim& operator[](size_t i) { return data()[i]; }
+  const ViewDim& operator[](size_t i) const { return data()[i]; }
+  ViewDim& back() { return data()[size_ - 1]; }
+  const ViewDim& back() const { return data()[size_ - 1]; }
+
+  void clear() {
+    size_ = 0;
+    heap_.clear();
+  }
+  void push_back(const ViewDim& d) {
+    if (size_ < kInline) {
+      inline_[size_++] = d;
+      return;
+    }
+    if (size_ == kInline) heap_.assign(inline_.begin(), inline_.end());
+    heap_.push_back(d);
+    ++size_;
+  }
+  void append(const ViewDim* first, const ViewDim* last) {
+    for (; first != last; ++first)
+      push_back(*first);
+  }
+  friend bool operator==(const ViewDims& a, const ViewDims& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+
+ private:
+  std::array<ViewDim, kInline> inline_{};
+  std::vector<ViewDim> heap_;  // all the dims once there are more than kInline
+  uint32_t size_ = 0;
+};
+
 struct StridedView {
-  int64_t offset = 0;         // bytes from the start of the base
-  std::vector<ViewDim> dims;  // row-major, coalesced
+  int64_t offset = 0;  // bytes from the start of the base
+  ViewDims dims;       // row-major, coalesced
 
   // The identity view of a tensor of `bytes` bytes.
   static StridedView identity(int64_t bytes);
@@ -63,7 +116,7 @@ std::optional<StridedView> padView(const StridedView& x, const hlo::Shape& opera
 
 // Splits `view` along the row-major extents `targets` (whose product is its byte count): one list
 // of sub-dims per target, innermost last. nullopt if a target straddles a non-nesting boundary.
-std::optional<std::vector<std::vector<ViewDim>>> refine(const StridedView& view,
-                                                        std::span<const int64_t> targets);
+std::optional<std::vector<ViewDims>> refine(const StridedView& view,
+                                            std::span<const int64_t> targets);
 
 }  // namespace tacit::isel

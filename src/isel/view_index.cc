@@ -15,27 +15,30 @@ const std::vector<BaseView>& ViewIndex::views(ClassId c) {
   if (c.value >= known_.size()) {
     size_t size = std::max<size_t>(c.value + 1, 2 * known_.size());
     known_.resize(size, 0);
+    visiting_.resize(size, 0);
     memo_.resize(size);
   }
   if (known_[c.value]) return memo_[c.value];
   std::vector<BaseView> result{{c, StridedView::identity(b_.shape(c).byteSize())}};
-  if (!visiting_.insert(c.value).second) {  // a cycle: identity only, and not remembered
+  if (visiting_[c.value]) {  // a cycle: identity only, and not remembered
     auto at = std::find(stack_.begin(), stack_.end(), c.value);
     for (++at; at != stack_.end(); ++at)
       incomplete_.push_back(*at);
     cut_ = std::move(result);
     return cut_;
   }
+  visiting_[c.value] = 1;
   stack_.push_back(c.value);
   for (NodeId n : g_.nodes(c))
     extend(c, n, result);
   stack_.pop_back();
-  // Deterministic cap: keep the identity and the views of the oldest bases.
-  std::stable_sort(result.begin() + 1, result.end(), [](const BaseView& a, const BaseView& x) {
-    return a.base.value < x.base.value;
-  });
+  // Deterministic cap: keep the identity and the views of the oldest bases (mostly in order
+  // already: a stable sort allocates and moves every view).
+  auto older = [](const BaseView& a, const BaseView& x) { return a.base.value < x.base.value; };
+  if (!std::is_sorted(result.begin() + 1, result.end(), older))
+    std::stable_sort(result.begin() + 1, result.end(), older);
   if (result.size() > kMaxViewsPerClass) result.resize(kMaxViewsPerClass);
-  visiting_.erase(c.value);
+  visiting_[c.value] = 0;
   // memo_ does not grow below (views() of the children were queried above).
   memo_[c.value] = std::move(result);
   known_[c.value] = 1;

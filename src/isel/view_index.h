@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <limits>
-#include <unordered_set>
 #include <vector>
 
 #include "isel/ir_builder.h"
@@ -47,7 +46,7 @@ class ViewIndex {
   // the stack may miss views; they are forgotten when the outermost query ends and computed again
   // on their next query (by then the rest of the cycle is known).
   std::vector<uint32_t> stack_;
-  std::unordered_set<uint32_t> visiting_;
+  std::vector<uint8_t> visiting_;  // per class id: on stack_ (dense, like known_)
   std::vector<uint32_t> incomplete_;
   std::vector<BaseView> cut_;
 };

@@ -276,7 +276,7 @@ ENTRY m {
   ImportedKernel k = importKernel(*module, f.b);
   f.g.rebuild();
   auto range = [&](size_t result) {
-    return valueRange(f.g, f.ir, k.results.at(result).value_class);
+    return valueRange(f.g, f.ir, f.shapes, k.results.at(result).value_class);
   };
   struct Want {
     double lo, hi;

@@ -164,7 +164,7 @@ TEST(StridedView, RefineRejectsStraddlingSplits) {
   int64_t good[] = {3, 2, 2};
   auto parts = refine(v, good);
   ASSERT_TRUE(parts);
-  EXPECT_EQ((*parts)[1], (std::vector<ViewDim>{{2, 2}}));
+  EXPECT_EQ((*parts)[1], (ViewDims{{2, 2}}));
 }
 
 }  // namespace
