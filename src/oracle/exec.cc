@@ -559,7 +559,7 @@ void Executor::execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> 
   executePlaced(e, state, off);
 }
 
-void Executor::executePlaced(Entry& e, State& state, const int64_t* offsets) {
+void Executor::executePlaced(Entry& e, State& state, const int64_t* offsets, bool disjoint) {
   off_ = offsets;
   for (const Entry::Written& w : e.written) {
     int64_t at = off_[w.access];
@@ -570,7 +570,7 @@ void Executor::executePlaced(Entry& e, State& state, const int64_t* offsets) {
   bool batched = batching_ && e.batch != nullptr;
   // One entry's executions per batch; any execution waits for queued writes it touches (what
   // it overwrites that a queued one reads was captured at queue time).
-  if (queued_ > 0 && ((batched && queue_entry_ != &e) || conflicts(e))) flush(state);
+  if (queued_ > 0 && ((batched && queue_entry_ != &e) || (!disjoint && conflicts(e)))) flush(state);
   if (batched) {
     enqueue(e, state);
     return;
@@ -639,6 +639,7 @@ void Executor::flush(State& state) {
   auto n = static_cast<size_t>(queued_);
   queued_ = 0;
   queue_entry_ = nullptr;
+  ++flushes_;
   for (const auto& [buf, word] : dirty_words_) {
     Dirty& d = dirty_[static_cast<size_t>(buf)];
     d.map[word] = 0;
@@ -667,6 +668,7 @@ void Executor::flush(State& state) {
 }
 
 void Executor::discard() {
+  flushes_ += queued_ > 0 ? 1 : 0;
   queued_ = 0;
   queue_entry_ = nullptr;
   dirty_.clear();  // the buffers may change size (HBM)

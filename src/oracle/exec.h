@@ -161,7 +161,13 @@ class Executor {
                const taidl::CallSite& site, bool clamp, State& state);
   // The same for an execution given the byte offset of each access in its buffer (`offsets`,
   // e.g. offsets(); read during the call only), each already known to lie inside its buffer.
-  void executePlaced(Entry& e, State& state, const int64_t* offsets);
+  // `disjoint`: the caller proved that no access of this execution overlaps a queued write (the
+  // conflict test is skipped).
+  void executePlaced(Entry& e, State& state, const int64_t* offsets, bool disjoint = false);
+  // Executions queued now, and queue runs so far: a caller that saw the queue empty, or saw it run
+  // since, knows that everything queued was queued after that.
+  int queued() const { return queued_; }
+  uint64_t flushes() const { return flushes_; }
   int64_t* offsets(size_t accesses) {
     if (offsets_.size() < accesses) offsets_.resize(accesses);
     return offsets_.data();
@@ -201,6 +207,7 @@ class Executor {
   hlo::AlignedBytes queue_mem_;   // the queued entry's batch staging
   Entry* queue_entry_ = nullptr;
   int queued_ = 0;
+  uint64_t flushes_ = 0;  // times a non-empty queue was run or dropped
   struct Dirty {
     int64_t lo = INT64_MAX, hi = INT64_MIN;  // the span of the queued writes
     std::vector<uint64_t> map;

@@ -27,6 +27,7 @@ struct CompiledSite {
   std::vector<Affine> attrs;
   std::vector<int64_t> loop_lo, loop_hi;
   int64_t hbm_bytes = 0;
+  uint64_t serial = 0;  // unique per compilation in the machine (what a proof was made for)
   Entry* entry = nullptr;
   int64_t cost = 0;
   std::vector<int64_t> base;  // per access
@@ -86,6 +87,11 @@ struct Site {
   enum class Fast : uint8_t { kUnknown, kYes, kNo };
   Fast fast_state = Fast::kUnknown;
   std::vector<const CompiledSite*> fast;
+  // Per call of `fast`: proven not to touch what the body's earlier executions in the same loop
+  // instance write (fastDisjoint), so its conflict test with the queue can be skipped while the
+  // queue holds only such executions.
+  std::vector<uint8_t> fast_disjoint;
+  std::vector<uint64_t> disjoint_for;  // the CompiledSite::serial of each call (kept across runs)
 };
 
 // Whether every start of instruction `inst`'s slices is an integer, a parameter or one attribute,
@@ -150,6 +156,79 @@ bool affineRange(const Affine& a, const std::vector<int64_t>& lo, const std::vec
   return true;
 }
 
+__extension__ typedef __int128 Wide;  // __extension__: -Wpedantic knows no __int128
+
+// An access of a compiled call as the disjointness proofs read it: its buffer, span and offset
+// coefficient per loop depth (0..depth).
+struct PlacedAccess {
+  int32_t buffer = -1;
+  int64_t span = 0;
+  int64_t base = 0;
+  std::vector<int64_t> coeff;
+};
+
+std::vector<PlacedAccess> placedAccesses(const CompiledSite& c, size_t depths) {
+  std::vector<PlacedAccess> out;
+  const Entry& e = *c.entry;
+  for (size_t i = 0; i < e.touches.size(); ++i)
+    out.push_back(
+        {e.touches[i].buffer, e.touches[i].span_bytes, c.base[i], std::vector<int64_t>(depths, 0)});
+  for (const CompiledSite::Term& t : c.terms)
+    out[t.access].coeff[t.depth] += t.coeff;
+  return out;
+}
+
+// Whether access `t` at loop value v never overlaps access `w` at v' for lo <= v' <= v <= hi
+// (v' < v unless `same_iteration`), the enclosing loops' values being equal: the offsets' outer
+// coefficients must be equal, and the offset difference base + a v - b v' must keep the ranges
+// apart. With v = v' + k it is base + (a - b) v' + a k over a box containing every pair.
+bool apart(const PlacedAccess& t, const PlacedAccess& w, int64_t lo, int64_t hi,
+           bool same_iteration) {
+  if (t.buffer != w.buffer || t.span == 0 || w.span == 0) return true;
+  size_t d = t.coeff.size() - 1;
+  for (size_t k = 0; k < d; ++k) {
+    if (t.coeff[k] != w.coeff[k]) return false;
+  }
+  Wide a = t.coeff[d], b = w.coeff[d], base = Wide{t.base} - w.base;
+  Wide k_lo = same_iteration ? 0 : 1, k_hi = same_iteration ? 0 : Wide{hi} - lo;
+  Wide v_hi = same_iteration ? Wide{hi} : Wide{hi} - 1;
+  if (k_lo > k_hi || v_hi < lo) return true;  // no such pair
+  Wide p = (a - b) * lo, q = (a - b) * v_hi, r = a * k_lo, u = a * k_hi;
+  Wide mn = base + std::min(p, q) + std::min(r, u), mx = base + std::max(p, q) + std::max(r, u);
+  return mn >= w.span || mx <= -Wide{t.span};
+}
+
+// Per call of a loop body made of compiled calls (run in this order per iteration): whether none
+// of its accesses overlaps a write of an execution of a call that may be queued (a batchable
+// entry, or one not checked yet) earlier in the same loop instance: an earlier call of the same
+// iteration or any call of an earlier one. Offsets are affine in the loop variables, the loop's
+// own at depth `depth`, over its whole range [lo, hi].
+std::vector<uint8_t> fastDisjoint(const std::vector<const CompiledSite*>& body, size_t depth) {
+  std::vector<std::vector<PlacedAccess>> acc;
+  for (const CompiledSite* c : body)
+    acc.push_back(placedAccesses(*c, depth + 1));
+  int64_t lo = body.front()->loop_lo[depth], hi = body.front()->loop_hi[depth];
+  std::vector<uint8_t> out(body.size(), 1);
+  for (size_t k = 0; k < body.size(); ++k) {
+    for (size_t k2 = 0; k2 < body.size() && out[k] != 0; ++k2) {
+      const Entry& e = *body[k2]->entry;
+      if (e.batch_checked && !e.batch) continue;  // never queued
+      for (size_t w = 0; w < e.touches.size() && out[k] != 0; ++w) {
+        if (!e.touches[w].write) continue;
+        for (const PlacedAccess& t : acc[k]) {
+          bool ok = apart(t, acc[k2][w], lo, hi, false) &&
+                    (k2 >= k || apart(t, acc[k2][w], lo, hi, true));
+          if (!ok) {
+            out[k] = 0;
+            break;
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 class Machine::Impl {
@@ -171,6 +250,7 @@ class Machine::Impl {
   const Program* compiled_for_ = nullptr;
   std::vector<Site> sites_;  // the last run's program, prepared (reused by the next run)
   std::unordered_map<const Stmt*, std::unique_ptr<CompiledSite>> compiled_;
+  uint64_t serials_ = 0;  // CompiledSite::serial
 
   void reset(int64_t hbm_bytes) {
     if (hbm_bytes <= 0 || hbm_bytes > kMaxHbmBytes)
@@ -373,10 +453,13 @@ class Machine::Impl {
       return;
     }
     loops.push_back(lo);
+    // The fast body's disjointness proofs cover the executions of this loop instance only: they
+    // hold once the queue held nothing else (empty now, or run since).
+    Instance inst{exec_.queued() == 0, exec_.flushes()};
     for (int64_t v = lo; v < hi; ++v) {
       loops.back() = v;
       if (v != lo) step(s);
-      if (s.fast_state == Site::Fast::kYes && fastBody(s, loops)) continue;
+      if (s.fast_state == Site::Fast::kYes && fastBody(s, loops, inst)) continue;
       block(s.body, loops);
       if (s.fast_state == Site::Fast::kUnknown) checkFast(s);
     }
@@ -467,6 +550,7 @@ class Machine::Impl {
     c->loop_lo = s.loop_lo;
     c->loop_hi = s.loop_hi;
     c->hbm_bytes = state_.hbm_bytes;
+    c->serial = ++serials_;
     CompiledSite& kept = *(compiled_[s.stmt] = std::move(c));  // without entry until it fits
     if (!compileInto(s, kept)) kept.entry = nullptr;
     s.compiled = kept.entry != nullptr ? &kept : nullptr;
@@ -555,7 +639,8 @@ class Machine::Impl {
     return true;
   }
 
-  void compiledCall(const CompiledSite& c, const std::vector<int64_t>& loops) {
+  void compiledCall(const CompiledSite& c, const std::vector<int64_t>& loops,
+                    bool disjoint = false) {
     Entry& e = *c.entry;
     int64_t* off = c.offsets.data();
     const int64_t* loop = loops.data();
@@ -564,17 +649,24 @@ class Machine::Impl {
       off[t.access] = x + t.coeff * loop[t.depth];
     }
     count(e, c.unit, c.cost);
-    exec_.executePlaced(e, state_, off);
+    exec_.executePlaced(e, state_, off, disjoint);
   }
+
+  // The start of a loop instance, as its fast body's disjointness proofs need it.
+  struct Instance {
+    bool queue_was_empty = false;
+    uint64_t flushes = 0;
+  };
 
   // Loop `s`'s body as its compiled calls (Site::fast), unless the step limit would be reached
   // in it (the statement-by-statement path then reports it at the right statement).
-  bool fastBody(const Site& s, const std::vector<int64_t>& loops) {
+  bool fastBody(const Site& s, const std::vector<int64_t>& loops, const Instance& inst) {
     auto n = static_cast<int64_t>(s.fast.size());
     if (stats_.steps + n > options_.max_steps) return false;
-    for (const CompiledSite* c : s.fast) {
+    for (size_t k = 0; k < s.fast.size(); ++k) {
       ++stats_.steps;  // per call, as block() counts: exact if a call fails
-      compiledCall(*c, loops);
+      bool own = inst.queue_was_empty || exec_.flushes() != inst.flushes;
+      compiledCall(*s.fast[k], loops, own && s.fast_disjoint[k] != 0);
     }
     return true;
   }
@@ -597,6 +689,16 @@ class Machine::Impl {
     s.fast.clear();
     for (const Site& b : s.body)
       s.fast.push_back(b.compiled);
+    // The proofs are kept while the body's compilations are (an entry can only become known
+    // not to batch since, which the proofs assumed it might).
+    auto same = [](uint64_t id, const CompiledSite* c) { return id == c->serial; };
+    if (!std::equal(s.disjoint_for.begin(), s.disjoint_for.end(), s.fast.begin(), s.fast.end(),
+                    same)) {
+      s.fast_disjoint = fastDisjoint(s.fast, s.fast.front()->loop_lo.size() - 1);
+      s.disjoint_for.clear();
+      for (const CompiledSite* c : s.fast)
+        s.disjoint_for.push_back(c->serial);
+    }
     s.fast_state = Site::Fast::kYes;
   }
 

@@ -647,6 +647,50 @@ TEST(Machine, BatchedExecutionHonoursEveryDependency) {
   runBoth(isa, p, nullptr);
 }
 
+// Loop bodies of compiled calls skip the conflict test of a call proven not to touch what the
+// body's queued executions of the same loop instance write. Each body here has a dependency the
+// proof must see: (A) on the previous iteration's write, (B) on an earlier call of the same
+// iteration, (C) on a later call of the previous iteration, (D) none within an instance but on the
+// previous instance's queued writes (the sgemm shape), (E) a constant register read and written.
+// Wrong proofs (or skipping the tests after the instance's first flush is not known) make the
+// batched results differ from one-at-a-time.
+TEST(Machine, FlatLoopBodiesSkipOnlyProvenConflictTests) {
+  taidl::Isa isa = taidl::loadIsaFile(tacit::testing::sourceDir() + "/isa/amx.taidl", {});
+  Program p = parseProgram(isa, R"(kernel flat hbm=4096 {
+  input a @0 : f32[32,16];
+  output out @2048 : f32[32,16];
+  loop r in [0, 32) {
+    mm512_load(dst=r, addr=64*r);
+  }
+  loop j in [0, 6) {
+    mm512_fmadd(dst=j + 5, src1=j + 4, src2=0);
+  }
+  loop j in [0, 4) {
+    mm512_fmadd(dst=j + 12, src1=1, src2=0);
+    mm512_fmadd(dst=j + 16, src1=j + 12, src2=1);
+  }
+  loop j in [1, 4) {
+    mm512_fmadd(dst=j + 20, src1=j + 23, src2=0);
+    mm512_fmadd(dst=j + 24, src1=2, src2=1);
+  }
+  loop k in [0, 3) {
+    mm512_load(dst=1, addr=64*k);
+    loop j in [0, 4) {
+      mm512_fmadd(dst=2*j + 8, src1=1, src2=0);
+      mm512_fmadd(dst=2*j + 9, src1=1, src2=2);
+    }
+  }
+  loop j in [0, 3) {
+    mm512_fmadd(dst=28, src1=28, src2=3);
+  }
+  loop r in [0, 32) {
+    mm512_store(addr=2048 + 64*r, src=r);
+  }
+})",
+                           "flat.tasm");
+  runBoth(isa, p, nullptr);
+}
+
 // Batches of 24, then 2 (its plan, compiled up front to check the entry and dropped unused when
 // the plan for 24 was compiled, is compiled again), then 5, then 24 again.
 TEST(Machine, BatchSizesComingAndGoingGiveOneAtATimeResults) {
