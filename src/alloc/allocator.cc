@@ -1,6 +1,8 @@
 #include "alloc/allocator.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 namespace tacit::alloc {
 namespace {
@@ -84,6 +86,16 @@ AllocResult allocateGraph(const taidl::Isa& isa, const isel::UnitSet& units,
   }
   Order preferred = sethiUllmanOrder(isa, graph, storage);
   OrderEnumerator orders(graph, preferred);
+  // The walk's order first, then the same with its loads as late as possible (the enumeration
+  // permutes only the tail, and never moves an early load next to its reader), then the others.
+  std::optional<Order> late = loadsAsLateAsPossible(graph, storage, preferred);
+  if (late == preferred) late.reset();
+  bool walked = false;
+  auto nextOrder = [&]() -> std::optional<Order> {
+    if (walked && late) return std::exchange(late, std::nullopt);
+    walked = true;
+    return orders.next();
+  };
   std::vector<Interference> tried, failed;
   bool limited = false;
   std::string last_reason, limit_reason, explained;
@@ -93,7 +105,7 @@ AllocResult allocateGraph(const taidl::Isa& isa, const isel::UnitSet& units,
       limited = true;
       break;
     }
-    std::optional<Order> order = orders.next();
+    std::optional<Order> order = nextOrder();
     if (!order) break;
     std::vector<Interval> live = liveIntervals(graph, storage, *order);
     Interference phi = interference(graph, storage, live);

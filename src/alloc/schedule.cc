@@ -115,7 +115,45 @@ class SethiUllman {
   Order order_;
 };
 
+// A call that reads only HBM and writes a scratchpad: a load, which can run whenever its value
+// is first needed.
+bool isLoad(const isel::PiiGraph& g, const PiiNode& n) {
+  auto in_hbm = [&](int32_t v) { return g.values[static_cast<size_t>(v)].buffer == 0; };
+  return n.kind == PiiKind::kCall && std::all_of(n.operands.begin(), n.operands.end(), in_hbm) &&
+         !std::all_of(n.outputs.begin(), n.outputs.end(), in_hbm);
+}
+
+// Whether `n` reads or writes storage whose root is in `roots`.
+bool touches(const isel::Storage& s, const PiiNode& n, const std::vector<int32_t>& roots) {
+  auto in_roots = [&](int32_t v) {
+    return std::find(roots.begin(), roots.end(), s.root[static_cast<size_t>(v)]) != roots.end();
+  };
+  return std::any_of(n.operands.begin(), n.operands.end(), in_roots) ||
+         std::any_of(n.outputs.begin(), n.outputs.end(), in_roots);
+}
+
+// From the last load to the first (so that a load moves past loads already placed).
 }  // namespace
+
+Order loadsAsLateAsPossible(const isel::PiiGraph& g, const isel::Storage& s, Order order) {
+  for (size_t i = order.size(); i-- > 0;) {
+    const PiiNode& load = g.nodes[static_cast<size_t>(order[i])];
+    if (!isLoad(g, load)) continue;
+    std::vector<int32_t> roots;
+    for (int32_t o : load.outputs)
+      roots.push_back(s.root[static_cast<size_t>(o)]);
+    size_t j = i + 1;
+    while (j < order.size() && !touches(s, g.nodes[static_cast<size_t>(order[j])], roots))
+      ++j;
+    // Ahead of the loads already waiting there, so that loads keep the walk's relative order.
+    while (j > i + 1 && isLoad(g, g.nodes[static_cast<size_t>(order[j - 1])]))
+      --j;
+    std::rotate(order.begin() + static_cast<std::ptrdiff_t>(i),
+                order.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                order.begin() + static_cast<std::ptrdiff_t>(j));
+  }
+  return order;
+}
 
 Order sethiUllmanOrder(const taidl::Isa& isa, const isel::PiiGraph& graph,
                        const isel::Storage& storage) {

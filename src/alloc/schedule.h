@@ -19,6 +19,15 @@ using Order = std::vector<int32_t>;
 Order sethiUllmanOrder(const taidl::Isa& isa, const isel::PiiGraph& graph,
                        const isel::Storage& storage);
 
+// `order` with every load (a call that reads only HBM and writes a scratchpad) moved to just
+// before the first later call that reads or writes the storage it writes, behind no other load
+// (loads keep their relative order). The post-order walk places a load where its subtree is
+// visited, which can be long before its value is needed: a result assembled on chip from parts
+// that went through HBM (QKV's transposing round trip of a product wider than 64 columns) then
+// holds its whole buffer from its first part on, while the other parts are still computed. A load
+// that moves later only shortens the scratchpad life of what it writes.
+Order loadsAsLateAsPossible(const isel::PiiGraph& graph, const isel::Storage& storage, Order order);
+
 // Live interval of every storage root at program points 1..N (the positions of the calls):
 // inputs [0, N] (they must be intact at the end), results [def, N], intermediates
 // [def, last_use - 1] (an operand may share storage with the result of the call that reads it),
