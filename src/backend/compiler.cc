@@ -5,9 +5,23 @@
 #include "alloc/allocator.h"
 #include "backend/emit.h"
 #include "isel/explain.h"
+#include "support/strings.h"
 
 namespace tacit::backend {
 namespace {
+
+// Why phase 1 gave no candidate. Where saturation stopped at a limit, the operation the
+// explanation names may only lack the rewrites that had not run yet, so the limit comes first.
+Diagnostic noCandidate(const isel::Selector& selector, const isel::SaturationStats& saturation) {
+  Diagnostic d = isel::explainNoCandidate(selector);
+  if (saturation.stop == isel::SaturationStop::kSaturated) return d;
+  d.message = "no instruction graph found before saturation stopped at its " +
+              std::string(isel::saturationStopName(saturation.stop)) + " (" +
+              plural(static_cast<int64_t>(saturation.iterations), "iteration") + ", " +
+              plural(static_cast<int64_t>(saturation.nodes), "e-node") + "); so far " + d.message;
+  d.hint = "raise --time-limit (or the e-graph limits): the e-graph was still growing";
+  return d;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -122,7 +136,7 @@ CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
     }
   }
   if (!best) {
-    if (stats.candidates == 0) throw DiagnosticError(isel::explainNoCandidate(selector));
+    if (stats.candidates == 0) throw DiagnosticError(noCandidate(selector, stats.saturation));
     fail(kernel.sourceFile(), {},
          "no instruction graph of the kernel can be placed in the ISA's buffers (" +
              std::to_string(stats.candidates) + " candidates tried; last: " + last_failure + ")",

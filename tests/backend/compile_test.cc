@@ -236,6 +236,25 @@ TEST(Compile, QkvColumnTiledProductIsPlacedByRematerialisation) {
               c.result.stats.text().c_str());
 }
 
+TEST(Compile, ASaturationStoppedByALimitSaysSoBeforeWhatIsStillMissing) {
+  // The tiled product needs several rounds of rules before any gemm matches; an e-graph cut off
+  // after its first round has no candidate, and that is the limit's doing, not the ISA's.
+  CompileOptions opts;
+  opts.selector.max_nodes = 1;
+  try {
+    compileCase("isa/qkv.taidl", "examples/qkv/matmul_128x64x128.hlo", opts);
+    FAIL() << "compiled";
+  } catch (const DiagnosticError& e) {
+    std::string text = e.what();
+    EXPECT_NE(text.find("before saturation stopped at its e-node limit (1 iteration, "),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("so far no instruction of ISA 'qkv' can compute 'c'"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("hint: raise --time-limit"), std::string::npos) << text;
+  }
+}
+
 TEST(Compile, QkvWideProductLoadsItsTransposedHalvesAfterBothGemms) {
   // [64,64]x[64,128] on QKV: the result is assembled in d1 (all 128 rows of it) from two halves
   // transposed through HBM. In the walk's order the first half is loaded back right after the
