@@ -7,6 +7,7 @@
 #include "egraph/enumerate.h"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 namespace tacit::egraph {
@@ -62,18 +63,27 @@ void Enumerator::discover(ClassId root) {
 // out = {a + b : a in A, b in B, a + b <= max_size}.
 void Enumerator::sumset(const uint64_t* a, const uint64_t* b, uint64_t* out) const {
   std::fill(out, out + words_, 0);
-  for (size_t x = 0; x <= opts_.max_size; ++x) {
-    if (!test(a, x)) continue;
-    const size_t word_shift = x >> 6, bit_shift = x & 63;
-    for (size_t w = words_; w-- > word_shift;) {
-      uint64_t v = b[w - word_shift] << bit_shift;
-      if (bit_shift != 0 && w - word_shift >= 1) v |= b[w - word_shift - 1] >> (64 - bit_shift);
-      out[w] |= v;
+  // The members of A, word by word (sets are often sparse: {0} for a node's first child).
+  for (size_t aw = 0; aw < words_; ++aw) {
+    for (uint64_t bits = a[aw]; bits != 0; bits &= bits - 1) {
+      const size_t x = aw * 64 + static_cast<size_t>(std::countr_zero(bits));
+      if (x > opts_.max_size) break;
+      shiftOr(b, x, out);
     }
   }
   // Clear bits above max_size.
   size_t top = opts_.max_size + 1;
   if (top % 64 != 0) out[words_ - 1] &= (uint64_t{1} << (top % 64)) - 1;
+}
+
+// out |= B shifted up by x (sizes past the last word are dropped).
+void Enumerator::shiftOr(const uint64_t* b, size_t x, uint64_t* out) const {
+  const size_t word_shift = x >> 6, bit_shift = x & 63;
+  for (size_t w = words_; w-- > word_shift;) {
+    uint64_t v = b[w - word_shift] << bit_shift;
+    if (bit_shift != 0 && w - word_shift >= 1) v |= b[w - word_shift - 1] >> (64 - bit_shift);
+    out[w] |= v;
+  }
 }
 
 // Fixpoint of feasible(pair) = union over allowed nodes of 1 + sumset(children's feasible sets):

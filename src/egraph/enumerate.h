@@ -100,6 +100,7 @@ class Enumerator {
     return &suffix_[(a.suffix_begin + i) * words_];
   }
   void sumset(const uint64_t* a, const uint64_t* b, uint64_t* out) const;
+  void shiftOr(const uint64_t* b, size_t x, uint64_t* out) const;
 
   bool step();
   bool allowRevisit() const;
