@@ -52,16 +52,6 @@ bool validOpName(std::string_view name) {
 // ---------------------------------------------------------------------------------------------
 // AttrWriter / AttrReader
 
-AttrWriter& AttrWriter::u8(uint8_t v) {
-  bytes_.push_back(static_cast<char>(v));
-  return *this;
-}
-
-AttrWriter& AttrWriter::i64(int64_t v) {
-  appendLE(bytes_, static_cast<uint64_t>(v), 8);
-  return *this;
-}
-
 AttrWriter& AttrWriter::ints(std::span<const int64_t> v) {
   if (v.size() > UINT32_MAX) throw EGraphError("AttrWriter::ints: list too long");
   bytes_.reserve(bytes_.size() + 4 + 8 * v.size());

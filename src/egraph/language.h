@@ -36,9 +36,29 @@ inline constexpr int kVariadic = -1;
 // appear under one operator.
 class AttrWriter {
  public:
-  AttrWriter& u8(uint8_t v);
-  AttrWriter& i64(int64_t v);
+  // u8 and i64 are inline: the isel rules encode an attribute for every node they build.
+  AttrWriter& u8(uint8_t v) {
+    bytes_.push_back(static_cast<char>(v));
+    return *this;
+  }
+  AttrWriter& i64(int64_t v) {
+    char le[8];
+    for (int i = 0; i < 8; ++i)
+      le[i] = static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xFF);
+    bytes_.append(le, sizeof le);
+    return *this;
+  }
   AttrWriter& ints(std::span<const int64_t> v);
+  // The same bytes as ints() of {get(0), ..., get(n - 1)}, without building that list.
+  template <typename Get>
+  AttrWriter& intsOf(size_t n, Get get) {
+    if (n > UINT32_MAX) throw EGraphError("AttrWriter::intsOf: list too long");
+    for (int i = 0; i < 4; ++i)
+      bytes_.push_back(static_cast<char>((n >> (8 * i)) & 0xFF));
+    for (size_t i = 0; i < n; ++i)
+      i64(get(i));
+    return *this;
+  }
   AttrWriter& str(std::string_view v);
   // Appends the object representation of a trivially copyable value (no padding please: padding
   // bytes are indeterminate and would make equal values intern differently).

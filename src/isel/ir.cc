@@ -29,33 +29,40 @@ void writeOptional(egraph::AttrWriter& w, const std::optional<T>& v, Fn fn) {
   if (v) fn(*v);
 }
 
-std::vector<int64_t> sliceField(const std::vector<hlo::SliceDim>& s, int which) {
-  std::vector<int64_t> out;
-  for (const hlo::SliceDim& d : s)
-    out.push_back(which == 0 ? d.start : which == 1 ? d.limit : d.stride);
-  return out;
+// One field of every slice dimension as an int list (written in place: no vector per field).
+void writeSliceField(egraph::AttrWriter& w, const std::vector<hlo::SliceDim>& s, int which) {
+  w.intsOf(s.size(), [&](size_t i) {
+    const hlo::SliceDim& d = s[i];
+    return which == 0 ? d.start : which == 1 ? d.limit : d.stride;
+  });
 }
 
-std::vector<int64_t> padField(const std::vector<hlo::PadDim>& p, int which) {
-  std::vector<int64_t> out;
-  for (const hlo::PadDim& d : p)
-    out.push_back(which == 0 ? d.lo : which == 1 ? d.hi : d.interior);
-  return out;
+void writePadField(egraph::AttrWriter& w, const std::vector<hlo::PadDim>& p, int which) {
+  w.intsOf(p.size(), [&](size_t i) {
+    const hlo::PadDim& d = p[i];
+    return which == 0 ? d.lo : which == 1 ? d.hi : d.interior;
+  });
 }
 
-std::string encodeOpBytes(const OpDesc& d) {
-  egraph::AttrWriter w;
+// The bytes of `d`, in a writer reused by every call (valid until the next call): IrBuilder
+// encodes the attribute of every node the rules build, and allocating two strings per node
+// showed in profiles.
+std::string_view encodeOpBytes(const OpDesc& d) {
+  static thread_local egraph::AttrWriter w;
+  w.clear();
   w.u8(kTagOp).i64(static_cast<int64_t>(d.opcode));
   writeShape(w, d.shape);
   const hlo::HloAttributes& a = d.attrs;
   writeOptional(w, a.dimensions, [&](const auto& v) { w.ints(v); });
   writeOptional(w, a.iota_dimension, [&](int64_t v) { w.i64(v); });
   writeOptional(w, a.slice, [&](const auto& v) {
-    w.ints(sliceField(v, 0)).ints(sliceField(v, 1)).ints(sliceField(v, 2));
+    for (int field = 0; field < 3; ++field)
+      writeSliceField(w, v, field);
   });
   writeOptional(w, a.dynamic_slice_sizes, [&](const auto& v) { w.ints(v); });
   writeOptional(w, a.padding, [&](const auto& v) {
-    w.ints(padField(v, 0)).ints(padField(v, 1)).ints(padField(v, 2));
+    for (int field = 0; field < 3; ++field)
+      writePadField(w, v, field);
   });
   writeOptional(w, a.dot_dims, [&](const hlo::DotDims& v) {
     w.ints(v.lhs_batch).ints(v.lhs_contracting).ints(v.rhs_batch).ints(v.rhs_contracting);
@@ -69,7 +76,7 @@ std::string encodeOpBytes(const OpDesc& d) {
     w.str(std::string_view(reinterpret_cast<const char*>(d.literal->bytes()),
                            d.literal->byteCount()));
   }
-  return std::string(w.bytes());
+  return w.bytes();
 }
 
 OpDesc decodeOp(egraph::AttrReader& r) {
