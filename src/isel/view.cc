@@ -10,11 +10,30 @@ namespace {
 
 using hlo::HloOpcode;
 
-// The target extents of a tensor type at byte granularity: its dims, then its element width.
-std::vector<int64_t> byteExtents(const hlo::Shape& s) {
-  std::vector<int64_t> t = s.dims();
+// Lists reused by every movement (the view queries apply movements to every view of every class:
+// allocating these per call showed in profiles). No movement calls another while using them.
+struct Scratch {
+  std::vector<int64_t> extents;
+  std::vector<ViewDims> parts, out;
+};
+Scratch& scratch() {
+  static thread_local Scratch s;
+  return s;
+}
+
+// The target extents of a tensor type at byte granularity: its dims, then its element width
+// (in the scratch list).
+std::span<const int64_t> byteExtents(const hlo::Shape& s) {
+  std::vector<int64_t>& t = scratch().extents;
+  t.assign(s.dims().begin(), s.dims().end());
   t.push_back(hlo::byteSize(s.elementType()));
   return t;
+}
+
+// refine(x, byteExtents(operand)) into the scratch parts.
+std::vector<ViewDims>* refineBytes(const StridedView& x, const hlo::Shape& operand) {
+  std::vector<ViewDims>& parts = scratch().parts;
+  return refineInto(x, byteExtents(operand), parts) ? &parts : nullptr;
 }
 
 StridedView assemble(int64_t offset, const std::vector<ViewDims>& parts) {
@@ -35,9 +54,10 @@ int64_t product(const ViewDims& dims, size_t from) {
 
 std::optional<StridedView> transposeView(const StridedView& x, const hlo::Shape& operand,
                                          const std::vector<int64_t>& perm) {
-  auto parts = refine(x, byteExtents(operand));
+  std::vector<ViewDims>* parts = refineBytes(x, operand);
   if (!parts) return std::nullopt;
-  std::vector<ViewDims> out;
+  std::vector<ViewDims>& out = scratch().out;
+  out.clear();
   for (int64_t p : perm)
     out.push_back((*parts)[static_cast<size_t>(p)]);
   out.push_back(parts->back());
@@ -46,7 +66,7 @@ std::optional<StridedView> transposeView(const StridedView& x, const hlo::Shape&
 
 std::optional<StridedView> reverseView(const StridedView& x, const hlo::Shape& operand,
                                        const std::vector<int64_t>& dims) {
-  auto parts = refine(x, byteExtents(operand));
+  std::vector<ViewDims>* parts = refineBytes(x, operand);
   if (!parts) return std::nullopt;
   int64_t offset = x.offset;
   for (int64_t d : dims) {
@@ -60,7 +80,7 @@ std::optional<StridedView> reverseView(const StridedView& x, const hlo::Shape& o
 
 std::optional<StridedView> sliceView(const StridedView& x, const hlo::Shape& operand,
                                      const std::vector<hlo::SliceDim>& slice) {
-  auto parts = refine(x, byteExtents(operand));
+  std::vector<ViewDims>* parts = refineBytes(x, operand);
   if (!parts) return std::nullopt;
   int64_t offset = x.offset;
   for (size_t i = 0; i < slice.size(); ++i) {
@@ -84,17 +104,15 @@ std::optional<StridedView> sliceView(const StridedView& x, const hlo::Shape& ope
 std::optional<StridedView> broadcastView(const StridedView& x, const hlo::Shape& operand,
                                          const std::vector<int64_t>& dims,
                                          const hlo::Shape& result) {
-  auto parts = refine(x, byteExtents(operand));
+  std::vector<ViewDims>* parts = refineBytes(x, operand);
   if (!parts) return std::nullopt;
-  std::vector<ViewDims> out(static_cast<size_t>(result.rank()));
-  std::vector<bool> mapped(static_cast<size_t>(result.rank()), false);
-  for (size_t i = 0; i < dims.size(); ++i) {
+  // Every result dimension replicates (stride 0) unless an operand dimension maps to it.
+  std::vector<ViewDims>& out = scratch().out;
+  out.clear();
+  for (int64_t r = 0; r < result.rank(); ++r)
+    out.push_back({ViewDim{result.dim(r), 0}});
+  for (size_t i = 0; i < dims.size(); ++i)
     out[static_cast<size_t>(dims[i])] = (*parts)[i];
-    mapped[static_cast<size_t>(dims[i])] = true;
-  }
-  for (int64_t r = 0; r < result.rank(); ++r) {
-    if (!mapped[static_cast<size_t>(r)]) out[static_cast<size_t>(r)] = {ViewDim{result.dim(r), 0}};
-  }
   out.push_back(parts->back());
   return assemble(x.offset, out);
 }
@@ -185,27 +203,34 @@ std::optional<StridedView> padView(const StridedView& x, const hlo::Shape& opera
 
 std::optional<std::vector<ViewDims>> refine(const StridedView& view,
                                             std::span<const int64_t> targets) {
-  std::vector<ViewDims> parts(targets.size());
+  std::vector<ViewDims> parts;
+  if (!refineInto(view, targets, parts)) return std::nullopt;
+  return parts;
+}
+
+bool refineInto(const StridedView& view, std::span<const int64_t> targets,
+                std::vector<ViewDims>& parts) {
+  parts.assign(targets.size(), ViewDims{});
   ViewDims src = view.dims;
   int64_t i = static_cast<int64_t>(src.size()) - 1;
   for (int64_t j = static_cast<int64_t>(targets.size()) - 1; j >= 0; --j) {
     int64_t need = targets[static_cast<size_t>(j)];
     ViewDims& out = parts[static_cast<size_t>(j)];  // innermost first, reversed below
     while (need > 1) {
-      if (i < 0) return std::nullopt;
+      if (i < 0) return false;
       ViewDim& d = src[static_cast<size_t>(i)];
       if (d.extent == need) {
         out.push_back(d);
         --i;
         need = 1;
       } else if (d.extent > need) {
-        if (d.extent % need != 0) return std::nullopt;
+        if (d.extent % need != 0) return false;
         out.push_back(ViewDim{need, d.stride});
         d.extent /= need;
         d.stride *= need;
         need = 1;
       } else {
-        if (need % d.extent != 0) return std::nullopt;
+        if (need % d.extent != 0) return false;
         out.push_back(d);
         need /= d.extent;
         --i;
@@ -213,8 +238,8 @@ std::optional<std::vector<ViewDims>> refine(const StridedView& view,
     }
     std::reverse(out.begin(), out.end());
   }
-  if (i >= 0) return std::nullopt;  // extents did not add up
-  return parts;
+  if (i >= 0) return false;  // extents did not add up
+  return true;
 }
 
 std::optional<StridedView> applyMovement(const StridedView& x, const hlo::Shape& operand,

@@ -118,5 +118,8 @@ std::optional<StridedView> padView(const StridedView& x, const hlo::Shape& opera
 // of sub-dims per target, innermost last. nullopt if a target straddles a non-nesting boundary.
 std::optional<std::vector<ViewDims>> refine(const StridedView& view,
                                             std::span<const int64_t> targets);
+// refine() into `parts` (reused by callers that refine often); false where refine() is nullopt.
+bool refineInto(const StridedView& view, std::span<const int64_t> targets,
+                std::vector<ViewDims>& parts);
 
 }  // namespace tacit::isel
