@@ -107,8 +107,9 @@ AllocResult allocateGraph(const taidl::Isa& isa, const isel::UnitSet& units,
     }
     std::optional<Order> order = nextOrder();
     if (!order) break;
-    std::vector<Interval> live = liveIntervals(graph, storage, *order);
-    Interference phi = interference(graph, storage, live);
+    std::vector<StoragePiece> pieces =
+        storagePieces(graph, storage, *order, liveIntervals(graph, storage, *order));
+    Interference phi = interference(graph, storage, pieces);
     bool redundant = std::find(tried.begin(), tried.end(), phi) != tried.end() ||
                      std::any_of(failed.begin(), failed.end(),
                                  [&](const Interference& f) { return contains(phi, f); });
@@ -121,7 +122,7 @@ AllocResult allocateGraph(const taidl::Isa& isa, const isel::UnitSet& units,
     // A necessary condition no solver call is needed for: at every program point, the values
     // live in a scratchpad fit in it. Its interference graph contains the clique of that point,
     // so every superset fails too.
-    if (std::optional<Peak> over = firstOverflow(isa, graph, storage, live)) {
+    if (std::optional<Peak> over = firstOverflow(isa, graph, storage, pieces)) {
       failed.push_back(phi);
       last_reason = over->describe(isa);
       continue;
@@ -185,9 +186,11 @@ std::optional<Rematerialisation> rematerialise(const taidl::Isa& isa, const isel
                                                const AllocOptions& options, bool at_highest_load) {
   isel::Storage storage = isel::buildStorage(isa, graph);
   if (!storage.conflict.empty()) return std::nullopt;
-  std::vector<Interval> live = liveIntervals(graph, storage, sethiUllmanOrder(isa, graph, storage));
-  std::optional<Peak> peak = firstOverflow(isa, graph, storage, live);
-  if (!peak && at_highest_load) peak = highestLoad(isa, graph, storage, live);
+  Order order = sethiUllmanOrder(isa, graph, storage);
+  std::vector<Interval> live = liveIntervals(graph, storage, order);
+  std::vector<StoragePiece> pieces = storagePieces(graph, storage, order, live);
+  std::optional<Peak> peak = firstOverflow(isa, graph, storage, pieces);
+  if (!peak && at_highest_load) peak = highestLoad(isa, graph, storage, pieces);
   if (!peak) return std::nullopt;
   return chooseRematerialisation(isa, units, graph, storage, live, *peak, options.call_cost);
 }

@@ -337,8 +337,7 @@ class Model {
       const std::vector<int64_t>& ev = s_.extents[static_cast<size_t>(v)];
       BoolExpr apart = BoolExpr(Gecode::BoolVar(*space_, 0, 0));
       for (size_t k = 0; k < eu.size(); ++k) {
-        LinIntExpr su(space_->var(root_var_[static_cast<size_t>(u)][k]));
-        LinIntExpr sv(space_->var(root_var_[static_cast<size_t>(v)][k]));
+        LinIntExpr su = startOf(u, k), sv = startOf(v, k);
         apart = apart || (su + toInt(eu[k]) <= sv) || (sv + toInt(ev[k]) <= su);
       }
       Gecode::rel(*space_, apart);
@@ -486,8 +485,10 @@ class Explainer {
         touched[static_cast<size_t>(in_.storage->root[static_cast<size_t>(v)])] = true;
     }
     probe.interference.clear();
+    const std::vector<int32_t>& root = in_.storage->root;
     for (auto [u, v] : in_.interference) {
-      if (touched[static_cast<size_t>(u)] && touched[static_cast<size_t>(v)])
+      if (touched[static_cast<size_t>(root[static_cast<size_t>(u)])] &&
+          touched[static_cast<size_t>(root[static_cast<size_t>(v)])])
         probe.interference.emplace_back(u, v);
     }
     probe.focus = focus;
@@ -555,8 +556,10 @@ class Explainer {
     for (int32_t v : valuesOf(n))
       mine[static_cast<size_t>(in_.storage->root[static_cast<size_t>(v)])] = true;
     std::vector<size_t> pairs(in_.isa->buffers.size(), 0);
+    const std::vector<int32_t>& root = in_.storage->root;
     for (auto [u, v] : in_.interference) {
-      if (mine[static_cast<size_t>(u)] || mine[static_cast<size_t>(v)])
+      if (mine[static_cast<size_t>(root[static_cast<size_t>(u)])] ||
+          mine[static_cast<size_t>(root[static_cast<size_t>(v)])])
         ++pairs[static_cast<size_t>(g_.values[static_cast<size_t>(u)].buffer)];
     }
     std::string where;

@@ -20,20 +20,21 @@ int64_t product(const std::vector<int64_t>& v) {
 
 // Units live in each scratchpad at each program point 0..N (HBM: empty).
 std::vector<std::vector<int64_t>> loads(const taidl::Isa& isa, const PiiGraph& g,
-                                        const isel::Storage& s, const std::vector<Interval>& live) {
+                                        const isel::Storage& s,
+                                        const std::vector<StoragePiece>& pieces) {
   int64_t points = 0;
-  for (const Interval& i : live)
-    points = std::max(points, i.end + 1);
+  for (const StoragePiece& p : pieces)
+    points = std::max(points, p.live.end + 1);
   std::vector<std::vector<int64_t>> out(isa.buffers.size());
   for (size_t b = 0; b < isa.buffers.size(); ++b) {
     if (!isa.buffers[b].is_hbm) out[b].assign(static_cast<size_t>(points), 0);
   }
-  for (int32_t r : s.roots) {
-    const Interval& i = live[static_cast<size_t>(r)];
-    std::vector<int64_t>& load = out[static_cast<size_t>(g.values[static_cast<size_t>(r)].buffer)];
-    if (load.empty() || i.empty()) continue;
-    int64_t area = product(s.extents[static_cast<size_t>(r)]);
-    for (int64_t t = i.begin; t <= i.end; ++t)
+  for (const StoragePiece& p : pieces) {
+    std::vector<int64_t>& load =
+        out[static_cast<size_t>(g.values[static_cast<size_t>(p.value)].buffer)];
+    if (load.empty() || p.live.empty()) continue;
+    int64_t area = product(s.extents[static_cast<size_t>(p.value)]);
+    for (int64_t t = p.live.begin; t <= p.live.end; ++t)
       load[static_cast<size_t>(t)] += area;
   }
   return out;
@@ -374,8 +375,8 @@ PiiGraph Surgery::finish() {
 }
 
 std::optional<Peak> peakWhere(const taidl::Isa& isa, const PiiGraph& g, const isel::Storage& s,
-                              const std::vector<Interval>& live, bool first_overflow) {
-  std::vector<std::vector<int64_t>> load = loads(isa, g, s, live);
+                              const std::vector<StoragePiece>& pieces, bool first_overflow) {
+  std::vector<std::vector<int64_t>> load = loads(isa, g, s, pieces);
   std::optional<Peak> best;
   double best_ratio = 0;
   for (size_t b = 0; b < load.size(); ++b) {
@@ -403,13 +404,15 @@ std::string Peak::describe(const taidl::Isa& isa) const {
 }
 
 std::optional<Peak> firstOverflow(const taidl::Isa& isa, const PiiGraph& graph,
-                                  const isel::Storage& storage, const std::vector<Interval>& live) {
-  return peakWhere(isa, graph, storage, live, true);
+                                  const isel::Storage& storage,
+                                  const std::vector<StoragePiece>& pieces) {
+  return peakWhere(isa, graph, storage, pieces, true);
 }
 
 std::optional<Peak> highestLoad(const taidl::Isa& isa, const PiiGraph& graph,
-                                const isel::Storage& storage, const std::vector<Interval>& live) {
-  return peakWhere(isa, graph, storage, live, false);
+                                const isel::Storage& storage,
+                                const std::vector<StoragePiece>& pieces) {
+  return peakWhere(isa, graph, storage, pieces, false);
 }
 
 std::optional<PiiGraph> splitGroup(const taidl::Isa& isa, const isel::UnitSet& units,

@@ -41,12 +41,16 @@ struct Peak {
   std::string describe(const taidl::Isa& isa) const;  // "d1 holds 128 units but 192 are live ..."
 };
 
-// The first point where the values live in a scratchpad exceed its capacity.
+// The first point where the pieces (schedule.h) live in a scratchpad exceed its capacity. The
+// pieces live at a point interfere pairwise, so an order that overflows cannot be placed, nor can
+// any order whose interference graph contains its own.
 std::optional<Peak> firstOverflow(const taidl::Isa& isa, const isel::PiiGraph& graph,
-                                  const isel::Storage& storage, const std::vector<Interval>& live);
+                                  const isel::Storage& storage,
+                                  const std::vector<StoragePiece>& pieces);
 // The point of highest load relative to its scratchpad's capacity (first on ties).
 std::optional<Peak> highestLoad(const taidl::Isa& isa, const isel::PiiGraph& graph,
-                                const isel::Storage& storage, const std::vector<Interval>& live);
+                                const isel::Storage& storage,
+                                const std::vector<StoragePiece>& pieces);
 
 enum class SplitKind { kByRegion, kByReader };
 

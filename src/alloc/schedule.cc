@@ -204,18 +204,117 @@ std::vector<Interval> liveIntervals(const isel::PiiGraph& g, const isel::Storage
   return live;
 }
 
-Interference interference(const isel::PiiGraph& g, const isel::Storage& s,
-                          const std::vector<Interval>& live) {
-  Interference pairs;
-  for (size_t a = 0; a < s.roots.size(); ++a) {
-    for (size_t b = a + 1; b < s.roots.size(); ++b) {
-      int32_t u = s.roots[a], v = s.roots[b];
-      if (g.values[static_cast<size_t>(u)].buffer != g.values[static_cast<size_t>(v)].buffer)
-        continue;
-      if (live[static_cast<size_t>(u)].overlaps(live[static_cast<size_t>(v)]))
-        pairs.emplace_back(u, v);
+namespace {
+
+bool sameRegion(const isel::Storage& s, int32_t a, int32_t b) {
+  return s.offset[static_cast<size_t>(a)] == s.offset[static_cast<size_t>(b)] &&
+         s.extents[static_cast<size_t>(a)] == s.extents[static_cast<size_t>(b)];
+}
+
+bool regionsOverlap(const isel::Storage& s, int32_t a, int32_t b) {
+  const std::vector<int64_t>& oa = s.offset[static_cast<size_t>(a)];
+  const std::vector<int64_t>& ob = s.offset[static_cast<size_t>(b)];
+  const std::vector<int64_t>& ea = s.extents[static_cast<size_t>(a)];
+  const std::vector<int64_t>& eb = s.extents[static_cast<size_t>(b)];
+  for (size_t k = 0; k < oa.size(); ++k) {
+    if (oa[k] + ea[k] <= ob[k] || ob[k] + eb[k] <= oa[k]) return false;
+  }
+  return true;
+}
+
+// The parts the calls of `order` write into one root (first writes of each region), or nothing if
+// two distinct regions overlap.
+std::vector<StoragePiece> parts(const isel::Storage& s, std::vector<StoragePiece> writes) {
+  std::stable_sort(writes.begin(), writes.end(), [](const StoragePiece& a, const StoragePiece& b) {
+    return a.live.begin < b.live.begin;
+  });
+  std::vector<StoragePiece> out;
+  for (const StoragePiece& w : writes) {
+    auto same = [&](const StoragePiece& p) { return sameRegion(s, p.value, w.value); };
+    if (std::any_of(out.begin(), out.end(), same)) continue;
+    for (const StoragePiece& p : out) {
+      if (regionsOverlap(s, p.value, w.value)) return {};
+    }
+    out.push_back(w);
+  }
+  return out;
+}
+
+void addPair(int32_t a, int32_t b, Interference& pairs) {
+  pairs.emplace_back(std::min(a, b), std::max(a, b));
+}
+
+// The pairs between the pieces of two roots.
+void interfere(const std::vector<StoragePiece>& pu, const std::vector<StoragePiece>& pv,
+               Interference& pairs, const isel::Storage& s) {
+  auto overlapsAll = [](const StoragePiece& p, const std::vector<StoragePiece>& others) {
+    return std::all_of(others.begin(), others.end(),
+                       [&](const StoragePiece& o) { return p.live.overlaps(o.live); });
+  };
+  int32_t v = s.root[static_cast<size_t>(pv.front().value)];
+  if (std::all_of(pu.begin(), pu.end(),
+                  [&](const StoragePiece& p) { return overlapsAll(p, pv); })) {
+    addPair(s.root[static_cast<size_t>(pu.front().value)], v, pairs);
+    return;
+  }
+  for (const StoragePiece& a : pu) {
+    if (overlapsAll(a, pv)) {
+      addPair(a.value, v, pairs);
+      continue;
+    }
+    for (const StoragePiece& b : pv) {
+      if (a.live.overlaps(b.live)) addPair(a.value, b.value, pairs);
     }
   }
+}
+
+}  // namespace
+
+std::vector<StoragePiece> storagePieces(const isel::PiiGraph& g, const isel::Storage& s,
+                                        const Order& order, const std::vector<Interval>& live) {
+  std::vector<int64_t> pos(g.nodes.size(), -1);
+  for (size_t i = 0; i < order.size(); ++i)
+    pos[static_cast<size_t>(order[i])] = static_cast<int64_t>(i) + 1;
+  std::vector<std::vector<StoragePiece>> writes(g.values.size());
+  std::vector<bool> whole(g.values.size(), false);
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    size_t r = static_cast<size_t>(s.root[v]);
+    int32_t p = g.values[v].producer;
+    PiiKind kind = p < 0 ? PiiKind::kInput : g.nodes[static_cast<size_t>(p)].kind;
+    if (kind == PiiKind::kInput || kind == PiiKind::kConstant) whole[r] = true;
+    if (kind == PiiKind::kCall && pos[static_cast<size_t>(p)] >= 0)
+      writes[r].push_back({static_cast<int32_t>(v), {pos[static_cast<size_t>(p)], live[r].end}});
+  }
+  std::vector<StoragePiece> out;
+  for (int32_t r : s.roots) {
+    std::vector<StoragePiece> p;
+    if (!whole[static_cast<size_t>(r)]) p = parts(s, std::move(writes[static_cast<size_t>(r)]));
+    if (p.size() <= 1) p = {{r, live[static_cast<size_t>(r)]}};
+    out.insert(out.end(), p.begin(), p.end());
+  }
+  return out;
+}
+
+Interference interference(const isel::PiiGraph& g, const isel::Storage& s,
+                          const std::vector<StoragePiece>& pieces) {
+  // Pieces come root by root (storagePieces).
+  std::vector<std::vector<StoragePiece>> by_root;
+  for (const StoragePiece& p : pieces) {
+    int32_t r = s.root[static_cast<size_t>(p.value)];
+    if (by_root.empty() || s.root[static_cast<size_t>(by_root.back().front().value)] != r)
+      by_root.emplace_back();
+    by_root.back().push_back(p);
+  }
+  Interference pairs;
+  for (size_t a = 0; a < by_root.size(); ++a) {
+    for (size_t b = a + 1; b < by_root.size(); ++b) {
+      if (g.values[static_cast<size_t>(by_root[a].front().value)].buffer !=
+          g.values[static_cast<size_t>(by_root[b].front().value)].buffer)
+        continue;
+      interfere(by_root[a], by_root[b], pairs, s);
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
   return pairs;
 }
 

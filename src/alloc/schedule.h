@@ -42,10 +42,26 @@ struct Interval {
 std::vector<Interval> liveIntervals(const isel::PiiGraph& graph, const isel::Storage& storage,
                                     const Order& order);
 
-// Pairs of roots (a < b) in the same buffer whose live intervals overlap: the interference graph.
+// The vertices of the interference graph: storage roots, except that a root several calls write
+// part by part (a result assembled on chip) is its parts, each live from the call that writes it
+// to the root's end. A part not yet written holds nothing, so another value may occupy it until
+// then — an in-place operand may be loaded into the slot its result will fill while the parts
+// written before it are live. Parts the calls write again in place (the same region) are one
+// part, live from the first write. A root holding data from elsewhere (an input, a constant), one
+// written by one call, or one whose parts overlap partly is one vertex, live as the whole root.
+struct StoragePiece {
+  int32_t value = -1;  // the root, or a call's output inside it
+  Interval live;
+};
+std::vector<StoragePiece> storagePieces(const isel::PiiGraph& graph, const isel::Storage& storage,
+                                        const Order& order, const std::vector<Interval>& live);
+
+// Pairs of pieces' values (a < b) in the same buffer whose live intervals overlap: the
+// interference graph. Where a piece overlaps every piece of another root, the pair names that
+// root instead (one constraint in place of one per part).
 using Interference = std::vector<std::pair<int32_t, int32_t>>;
 Interference interference(const isel::PiiGraph& graph, const isel::Storage& storage,
-                          const std::vector<Interval>& live);
+                          const std::vector<StoragePiece>& pieces);
 
 // Every topological order of the calls, the Sethi–Ullman order first, then the others in a
 // deterministic order (depth-first, preferring calls early in the Sethi–Ullman order).

@@ -124,8 +124,10 @@ TEST(Remat, TheChoiceIsTheCheapestDuplicationAtTheFirstOverflow) {
   auto p = phase1("isa/qkv.taidl", kTallProduct, "tall.hlo");
   isel::PiiGraph g = *p->extractor->next();
   isel::Storage storage = isel::buildStorage(p->isa, g);
-  std::vector<Interval> live = liveIntervals(g, storage, sethiUllmanOrder(p->isa, g, storage));
-  std::optional<Peak> peak = firstOverflow(p->isa, g, storage, live);
+  Order order = sethiUllmanOrder(p->isa, g, storage);
+  std::vector<Interval> live = liveIntervals(g, storage, order);
+  std::optional<Peak> peak =
+      firstOverflow(p->isa, g, storage, storagePieces(g, storage, order, live));
   ASSERT_TRUE(peak);
   EXPECT_EQ(p->isa.buffers[static_cast<size_t>(peak->buffer)].name.text, "d1");
   EXPECT_EQ(peak->load, 192);
