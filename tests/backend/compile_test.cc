@@ -255,6 +255,17 @@ TEST(Compile, ASaturationStoppedByALimitSaysSoBeforeWhatIsStillMissing) {
   }
 }
 
+TEST(Compile, GemminiRowsAccumulatedInPlaceShareTheSlotsTheirSumsFill) {
+  // Each accumulator row is loaded, then accumulated in place; the 32-row sum it belongs to is
+  // already live. Interference by whole roots kept the load apart from its own slot: no order
+  // could be placed (the solver ran to the time limit).
+  Case c = compileCase("isa/gemmini.taidl", "examples/gemmini/add_32x32.hlo",
+                       withTimeLimit(std::chrono::seconds(30)));
+  VerifyReport r = verify(c.isa, *c.kernel, c.result.program, {.sets = 2, .seed = 3});
+  EXPECT_TRUE(r.ok) << r.mismatch;
+  EXPECT_EQ(c.result.stats.orders_tried, 1u) << c.result.stats.text();
+}
+
 TEST(Compile, QkvWideProductLoadsItsTransposedHalvesAfterBothGemms) {
   // [64,64]x[64,128] on QKV: the result is assembled in d1 (all 128 rows of it) from two halves
   // transposed through HBM. In the walk's order the first half is loaded back right after the
