@@ -132,10 +132,18 @@ bool touches(const isel::Storage& s, const PiiNode& n, const std::vector<int32_t
          std::any_of(n.outputs.begin(), n.outputs.end(), in_roots);
 }
 
-// From the last load to the first (so that a load moves past loads already placed).
+// The program point of each call in `order` (1-based; -1 for nodes that are not calls).
+std::vector<int64_t> positions(const isel::PiiGraph& g, const Order& order) {
+  std::vector<int64_t> pos(g.nodes.size(), -1);
+  for (size_t i = 0; i < order.size(); ++i)
+    pos[static_cast<size_t>(order[i])] = static_cast<int64_t>(i) + 1;
+  return pos;
+}
+
 }  // namespace
 
 Order loadsAsLateAsPossible(const isel::PiiGraph& g, const isel::Storage& s, Order order) {
+  // From the last load to the first, so that a load moves past the loads already placed.
   for (size_t i = order.size(); i-- > 0;) {
     const PiiNode& load = g.nodes[static_cast<size_t>(order[i])];
     if (!isLoad(g, load)) continue;
@@ -163,9 +171,7 @@ Order sethiUllmanOrder(const taidl::Isa& isa, const isel::PiiGraph& graph,
 std::vector<Interval> liveIntervals(const isel::PiiGraph& g, const isel::Storage& s,
                                     const Order& order) {
   const int64_t n = static_cast<int64_t>(order.size());
-  std::vector<int64_t> pos(g.nodes.size(), -1);
-  for (size_t i = 0; i < order.size(); ++i)
-    pos[static_cast<size_t>(order[i])] = static_cast<int64_t>(i) + 1;
+  std::vector<int64_t> pos = positions(g, order);
   constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
   std::vector<int64_t> def(g.values.size(), std::numeric_limits<int64_t>::max());
   std::vector<int64_t> last(g.values.size(), kNone);
@@ -272,9 +278,7 @@ void interfere(const std::vector<StoragePiece>& pu, const std::vector<StoragePie
 
 std::vector<StoragePiece> storagePieces(const isel::PiiGraph& g, const isel::Storage& s,
                                         const Order& order, const std::vector<Interval>& live) {
-  std::vector<int64_t> pos(g.nodes.size(), -1);
-  for (size_t i = 0; i < order.size(); ++i)
-    pos[static_cast<size_t>(order[i])] = static_cast<int64_t>(i) + 1;
+  std::vector<int64_t> pos = positions(g, order);
   std::vector<std::vector<StoragePiece>> writes(g.values.size());
   std::vector<bool> whole(g.values.size(), false);
   for (size_t v = 0; v < g.values.size(); ++v) {
@@ -319,10 +323,7 @@ Interference interference(const isel::PiiGraph& g, const isel::Storage& s,
 }
 
 OrderEnumerator::OrderEnumerator(const isel::PiiGraph& graph, Order preferred)
-    : graph_(graph),
-      rank_(graph.nodes.size(), 0),
-      pending_(graph.nodes.size(), 0),
-      users_(graph.nodes.size()) {
+    : rank_(graph.nodes.size(), 0), pending_(graph.nodes.size(), 0), users_(graph.nodes.size()) {
   for (size_t i = 0; i < preferred.size(); ++i)
     rank_[static_cast<size_t>(preferred[i])] = static_cast<int32_t>(i);
   calls_ = preferred.size();

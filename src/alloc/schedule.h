@@ -75,7 +75,6 @@ class OrderEnumerator {
     std::vector<int32_t> ready;  // sorted by preference
     size_t next = 0;
   };
-  const isel::PiiGraph& graph_;
   std::vector<int32_t> rank_;                // preference rank per node
   std::vector<int32_t> pending_;             // unscheduled call operands per call
   std::vector<std::vector<int32_t>> users_;  // calls that depend on a call
