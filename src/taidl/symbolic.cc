@@ -187,10 +187,14 @@ class Composer {
     return simplify(e, [this](Var v) { return varName(v); });
   }
 
-  std::string where(const State& st) const {
-    if (!is_macro_) return "";
-    const FlatCall& fc = calls_[st.call];
-    return "call " + std::to_string(st.call + 1) + " (" +
+  std::string where(const State& st) const { return where(st.call); }
+
+  // `call`: the call of a macro being composed (in `finish`, the call that wrote a slice: the
+  // state's own index is then past the last call).
+  std::string where(size_t call) const {
+    if (!is_macro_ || call >= calls_.size()) return "";
+    const FlatCall& fc = calls_[call];
+    return "call " + std::to_string(call + 1) + " (" +
            isa_.instructions[static_cast<size_t>(fc.instruction)].name.text + "): ";
   }
 
@@ -501,7 +505,7 @@ class Composer {
               " (not provably the same slice, nor disjoint)",
           s.offset};
     }
-    SymSlice slice = makeSlice(st, s.buffer_index, starts, extents, s.offset, "reads");
+    SymSlice slice = makeSlice(st.call, s.buffer_index, starts, extents, s.offset, "reads");
     for (const SymSlice& in : st.kase.inputs) {
       if (in.buffer == slice.buffer && sameList(in.starts, slice.starts) &&
           sameList(in.extents, slice.extents) && in.type.dims.size() == slice.type.dims.size()) {
@@ -520,7 +524,7 @@ class Composer {
   }
 
   // A whole-unit slice with affine addresses, or not selectable.
-  SymSlice makeSlice(const State& st, int32_t buffer, const std::vector<Expr>& starts,
+  SymSlice makeSlice(size_t call, int32_t buffer, const std::vector<Expr>& starts,
                      const std::vector<Expr>& extents, uint32_t offset,
                      std::string_view verb) const {
     const Buffer& b = isa_.buffers[static_cast<size_t>(buffer)];
@@ -535,7 +539,7 @@ class Composer {
       auto s0 = starts[k].constantValue();
       auto ext = extents[k].constantValue();
       if (!s0 || *s0 != 0 || !ext || *ext != b.unit[k - access])
-        throw NotSelectable{where(st) + std::string(verb) + " part of a unit of " + b.name.text +
+        throw NotSelectable{where(call) + std::string(verb) + " part of a unit of " + b.name.text +
                                 " (dimension " + std::to_string(k) + ": start `" +
                                 exprText(starts[k]) + "`, extent `" + exprText(extents[k]) +
                                 "`); only whole units can be allocated" + at(offset),
@@ -545,12 +549,12 @@ class Composer {
       std::optional<Poly> p = toPoly(starts[k]);
       std::optional<Affine> a = p ? affineIn(*p, RefKind::kBeta) : std::nullopt;
       if (!a)
-        throw NotSelectable{where(st) + "the address `" + exprText(starts[k]) + "` of " +
+        throw NotSelectable{where(call) + "the address `" + exprText(starts[k]) + "` of " +
                                 b.name.text + " is not affine in the addressing attributes" +
                                 at(offset),
                             offset};
       if (extents[k].uses(RefKind::kBeta))
-        throw NotSelectable{where(st) + "the extent `" + exprText(extents[k]) + "` of " +
+        throw NotSelectable{where(call) + "the extent `" + exprText(extents[k]) + "` of " +
                                 b.name.text + " depends on an addressing attribute" + at(offset),
                             offset};
       out.starts.push_back(starts[k]);
@@ -578,7 +582,7 @@ class Composer {
     for (const MemWrite& w : st.writes) {
       if (w.superseded) continue;
       if (dropped_ && (*dropped_)[static_cast<size_t>(w.buffer)]) continue;
-      SymSlice out = makeSlice(st, w.buffer, w.starts, w.extents, w.offset, "writes");
+      SymSlice out = makeSlice(w.call, w.buffer, w.starts, w.extents, w.offset, "writes");
       out.value = w.value;
       st.kase.outputs.push_back(std::move(out));
     }

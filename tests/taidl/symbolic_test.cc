@@ -352,6 +352,20 @@ TEST(Symbolic, ReasonsForNotSelectable) {
       << macroSem(isa, "on_address").reason;
 }
 
+TEST(Symbolic, AWrittenSliceIsReportedAtTheCallThatWroteIt) {
+  // The macro's written slices are checked after its last call; the reason names the call that
+  // wrote the slice (found by the taidl parser's fuzz target: the index past the last call was
+  // used to name it).
+  std::string spec = kArray;
+  spec += "macro nonaffine_out(; a, b, d, c) {\n  config(0);\n  preload(rs1 = d, rs2 = c * c);\n"
+          "  compute(rs1 = a, rs2 = b);\n}\n";
+  Isa isa = load(spec);
+  const std::string& reason = macroSem(isa, "nonaffine_out").reason;
+  EXPECT_NE(reason.find("call 3 (compute): the address `c * c` of sp is not affine"),
+            std::string::npos)
+      << reason;
+}
+
 TEST(Symbolic, RepeatsWithConstantBoundsUnroll) {
   Isa isa = load(kUnits);
   const Semantics& s = instSem(isa, "unrolled");
