@@ -357,8 +357,9 @@ TEST(Symbolic, AWrittenSliceIsReportedAtTheCallThatWroteIt) {
   // wrote the slice (found by the taidl parser's fuzz target: the index past the last call was
   // used to name it).
   std::string spec = kArray;
-  spec += "macro nonaffine_out(; a, b, d, c) {\n  config(0);\n  preload(rs1 = d, rs2 = c * c);\n"
-          "  compute(rs1 = a, rs2 = b);\n}\n";
+  spec +=
+      "macro nonaffine_out(; a, b, d, c) {\n  config(0);\n  preload(rs1 = d, rs2 = c * c);\n"
+      "  compute(rs1 = a, rs2 = b);\n}\n";
   Isa isa = load(spec);
   const std::string& reason = macroSem(isa, "nonaffine_out").reason;
   EXPECT_NE(reason.find("call 3 (compute): the address `c * c` of sp is not affine"),

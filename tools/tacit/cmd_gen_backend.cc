@@ -321,7 +321,8 @@ const Registration kGenBackend{Command{
     "exists, tacit's source tree (-DTACIT_SOURCE_DIR). An invalid spec or parameter writes\n"
     "nothing. See docs/gen-backend.md.",
     {CommandLineOption("param", "K=V", "override a spec parameter (baked into the backend)", true),
-     CommandLineOption("output", "DIR", "write the project here (created if missing)", false, false, "o")},
+     CommandLineOption("output", "DIR", "write the project here (created if missing)", false, false,
+                       "o")},
     1,
     1,
     runGenBackend}};
