@@ -107,7 +107,7 @@ AllocResult allocateGraph(const taidl::Isa& isa, const isel::UnitSet& units,
     }
     std::optional<Order> order = nextOrder();
     if (!order) break;
-    std::vector<StoragePiece> pieces =
+    StoragePieces pieces =
         storagePieces(graph, storage, *order, liveIntervals(graph, storage, *order));
     Interference phi = interference(graph, storage, pieces);
     bool redundant = std::find(tried.begin(), tried.end(), phi) != tried.end() ||
@@ -188,7 +188,7 @@ std::optional<Rematerialisation> rematerialise(const taidl::Isa& isa, const isel
   if (!storage.conflict.empty()) return std::nullopt;
   Order order = sethiUllmanOrder(isa, graph, storage);
   std::vector<Interval> live = liveIntervals(graph, storage, order);
-  std::vector<StoragePiece> pieces = storagePieces(graph, storage, order, live);
+  StoragePieces pieces = storagePieces(graph, storage, order, live);
   std::optional<Peak> peak = firstOverflow(isa, graph, storage, pieces);
   if (!peak && at_highest_load) peak = highestLoad(isa, graph, storage, pieces);
   if (!peak) return std::nullopt;

@@ -20,22 +20,25 @@ int64_t product(const std::vector<int64_t>& v) {
 
 // Units live in each scratchpad at each program point 0..N (HBM: empty).
 std::vector<std::vector<int64_t>> loads(const taidl::Isa& isa, const PiiGraph& g,
-                                        const isel::Storage& s,
-                                        const std::vector<StoragePiece>& pieces) {
+                                        const isel::Storage& s, const StoragePieces& pieces) {
   int64_t points = 0;
-  for (const StoragePiece& p : pieces)
-    points = std::max(points, p.live.end + 1);
+  for (const std::vector<StoragePiece>& root : pieces) {
+    for (const StoragePiece& p : root)
+      points = std::max(points, p.live.end + 1);
+  }
   std::vector<std::vector<int64_t>> out(isa.buffers.size());
   for (size_t b = 0; b < isa.buffers.size(); ++b) {
     if (!isa.buffers[b].is_hbm) out[b].assign(static_cast<size_t>(points), 0);
   }
-  for (const StoragePiece& p : pieces) {
-    std::vector<int64_t>& load =
-        out[static_cast<size_t>(g.values[static_cast<size_t>(p.value)].buffer)];
-    if (load.empty() || p.live.empty()) continue;
-    int64_t area = product(s.extents[static_cast<size_t>(p.value)]);
-    for (int64_t t = p.live.begin; t <= p.live.end; ++t)
-      load[static_cast<size_t>(t)] += area;
+  for (const std::vector<StoragePiece>& root : pieces) {
+    for (const StoragePiece& p : root) {
+      std::vector<int64_t>& load =
+          out[static_cast<size_t>(g.values[static_cast<size_t>(p.value)].buffer)];
+      if (load.empty() || p.live.empty()) continue;
+      int64_t area = product(s.extents[static_cast<size_t>(p.value)]);
+      for (int64_t t = p.live.begin; t <= p.live.end; ++t)
+        load[static_cast<size_t>(t)] += area;
+    }
   }
   return out;
 }
@@ -375,7 +378,7 @@ PiiGraph Surgery::finish() {
 }
 
 std::optional<Peak> peakWhere(const taidl::Isa& isa, const PiiGraph& g, const isel::Storage& s,
-                              const std::vector<StoragePiece>& pieces, bool first_overflow) {
+                              const StoragePieces& pieces, bool first_overflow) {
   std::vector<std::vector<int64_t>> load = loads(isa, g, s, pieces);
   std::optional<Peak> best;
   double best_ratio = 0;
@@ -404,14 +407,12 @@ std::string Peak::describe(const taidl::Isa& isa) const {
 }
 
 std::optional<Peak> firstOverflow(const taidl::Isa& isa, const PiiGraph& graph,
-                                  const isel::Storage& storage,
-                                  const std::vector<StoragePiece>& pieces) {
+                                  const isel::Storage& storage, const StoragePieces& pieces) {
   return peakWhere(isa, graph, storage, pieces, true);
 }
 
 std::optional<Peak> highestLoad(const taidl::Isa& isa, const PiiGraph& graph,
-                                const isel::Storage& storage,
-                                const std::vector<StoragePiece>& pieces) {
+                                const isel::Storage& storage, const StoragePieces& pieces) {
   return peakWhere(isa, graph, storage, pieces, false);
 }
 

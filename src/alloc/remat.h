@@ -45,12 +45,10 @@ struct Peak {
 // pieces live at a point interfere pairwise, so an order that overflows cannot be placed, nor can
 // any order whose interference graph contains its own.
 std::optional<Peak> firstOverflow(const taidl::Isa& isa, const isel::PiiGraph& graph,
-                                  const isel::Storage& storage,
-                                  const std::vector<StoragePiece>& pieces);
+                                  const isel::Storage& storage, const StoragePieces& pieces);
 // The point of highest load relative to its scratchpad's capacity (first on ties).
 std::optional<Peak> highestLoad(const taidl::Isa& isa, const isel::PiiGraph& graph,
-                                const isel::Storage& storage,
-                                const std::vector<StoragePiece>& pieces);
+                                const isel::Storage& storage, const StoragePieces& pieces);
 
 enum class SplitKind { kByRegion, kByReader };
 

@@ -250,17 +250,16 @@ void addPair(int32_t a, int32_t b, Interference& pairs) {
   pairs.emplace_back(std::min(a, b), std::max(a, b));
 }
 
-// The pairs between the pieces of two roots.
-void interfere(const std::vector<StoragePiece>& pu, const std::vector<StoragePiece>& pv,
-               Interference& pairs, const isel::Storage& s) {
+// The pairs between the pieces of roots u and v.
+void interfere(const std::vector<StoragePiece>& pu, int32_t u, const std::vector<StoragePiece>& pv,
+               int32_t v, Interference& pairs) {
   auto overlapsAll = [](const StoragePiece& p, const std::vector<StoragePiece>& others) {
     return std::all_of(others.begin(), others.end(),
                        [&](const StoragePiece& o) { return p.live.overlaps(o.live); });
   };
-  int32_t v = s.root[static_cast<size_t>(pv.front().value)];
   if (std::all_of(pu.begin(), pu.end(),
                   [&](const StoragePiece& p) { return overlapsAll(p, pv); })) {
-    addPair(s.root[static_cast<size_t>(pu.front().value)], v, pairs);
+    addPair(u, v, pairs);
     return;
   }
   for (const StoragePiece& a : pu) {
@@ -276,8 +275,8 @@ void interfere(const std::vector<StoragePiece>& pu, const std::vector<StoragePie
 
 }  // namespace
 
-std::vector<StoragePiece> storagePieces(const isel::PiiGraph& g, const isel::Storage& s,
-                                        const Order& order, const std::vector<Interval>& live) {
+StoragePieces storagePieces(const isel::PiiGraph& g, const isel::Storage& s, const Order& order,
+                            const std::vector<Interval>& live) {
   std::vector<int64_t> pos = positions(g, order);
   std::vector<std::vector<StoragePiece>> writes(g.values.size());
   std::vector<bool> whole(g.values.size(), false);
@@ -289,33 +288,25 @@ std::vector<StoragePiece> storagePieces(const isel::PiiGraph& g, const isel::Sto
     if (kind == PiiKind::kCall && pos[static_cast<size_t>(p)] >= 0)
       writes[r].push_back({static_cast<int32_t>(v), {pos[static_cast<size_t>(p)], live[r].end}});
   }
-  std::vector<StoragePiece> out;
+  StoragePieces out;
   for (int32_t r : s.roots) {
     std::vector<StoragePiece> p;
     if (!whole[static_cast<size_t>(r)]) p = parts(s, std::move(writes[static_cast<size_t>(r)]));
     if (p.size() <= 1) p = {{r, live[static_cast<size_t>(r)]}};
-    out.insert(out.end(), p.begin(), p.end());
+    out.push_back(std::move(p));
   }
   return out;
 }
 
 Interference interference(const isel::PiiGraph& g, const isel::Storage& s,
-                          const std::vector<StoragePiece>& pieces) {
-  // Pieces come root by root (storagePieces).
-  std::vector<std::vector<StoragePiece>> by_root;
-  for (const StoragePiece& p : pieces) {
-    int32_t r = s.root[static_cast<size_t>(p.value)];
-    if (by_root.empty() || s.root[static_cast<size_t>(by_root.back().front().value)] != r)
-      by_root.emplace_back();
-    by_root.back().push_back(p);
-  }
+                          const StoragePieces& pieces) {
   Interference pairs;
-  for (size_t a = 0; a < by_root.size(); ++a) {
-    for (size_t b = a + 1; b < by_root.size(); ++b) {
-      if (g.values[static_cast<size_t>(by_root[a].front().value)].buffer !=
-          g.values[static_cast<size_t>(by_root[b].front().value)].buffer)
+  for (size_t a = 0; a < pieces.size(); ++a) {
+    for (size_t b = a + 1; b < pieces.size(); ++b) {
+      if (g.values[static_cast<size_t>(s.roots[a])].buffer !=
+          g.values[static_cast<size_t>(s.roots[b])].buffer)
         continue;
-      interfere(by_root[a], by_root[b], pairs, s);
+      interfere(pieces[a], s.roots[a], pieces[b], s.roots[b], pairs);
     }
   }
   std::sort(pairs.begin(), pairs.end());

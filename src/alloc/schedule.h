@@ -53,15 +53,17 @@ struct StoragePiece {
   int32_t value = -1;  // the root, or a call's output inside it
   Interval live;
 };
-std::vector<StoragePiece> storagePieces(const isel::PiiGraph& graph, const isel::Storage& storage,
-                                        const Order& order, const std::vector<Interval>& live);
+// Each root's pieces, in `Storage::roots` order.
+using StoragePieces = std::vector<std::vector<StoragePiece>>;
+StoragePieces storagePieces(const isel::PiiGraph& graph, const isel::Storage& storage,
+                            const Order& order, const std::vector<Interval>& live);
 
 // Pairs of pieces' values (a < b) in the same buffer whose live intervals overlap: the
 // interference graph. Where a piece overlaps every piece of another root, the pair names that
 // root instead (one constraint in place of one per part).
 using Interference = std::vector<std::pair<int32_t, int32_t>>;
 Interference interference(const isel::PiiGraph& graph, const isel::Storage& storage,
-                          const std::vector<StoragePiece>& pieces);
+                          const StoragePieces& pieces);
 
 // Every topological order of the calls, the Sethi–Ullman order first, then the others in a
 // deterministic order (depth-first, preferring calls early in the Sethi–Ullman order).
