@@ -25,6 +25,12 @@ const OpDesc& bound(IrBuilder& b, const Pattern& p, const Subst& s, std::string_
   return b.ir().opDesc(s[p.attrVar(var)]);
 }
 
+// A rule example: an HLO module whose entry computation is `body` (instruction lines, each after a
+// newline), so each example lists only its instructions.
+std::string entryModule(std::string_view body) {
+  return "HloModule e\nENTRY m {" + std::string(body) + "}";
+}
+
 // The largest tile size below `extent` that divides it, if any.
 std::optional<int64_t> tileBelow(const std::set<int64_t>& sizes, int64_t extent) {
   std::optional<int64_t> best;
@@ -141,17 +147,15 @@ ClassId elementwisePart(IrBuilder& b, const OpDesc& e, const std::vector<ClassId
 // also a slice of the whole: exact for every type (each output element is computed the same way).
 class DotSplitFree : public IrRule {
  public:
-  explicit DotSplitFree(bool rows) : rows_(rows) {}
-  std::string name() const override { return rows_ ? "dot-split-rows" : "dot-split-columns"; }
-  std::string identity() const override {
-    return rows_
-               ? "dot(a, b) = concatenate_0(dot(a[i*m:(i+1)*m, :], b) ...), m a unit's dot rows"
-               : "dot(a, b) = concatenate_1(dot(a, b[:, j*n:(j+1)*n]) ...), n a unit's dot columns";
-  }
-  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kDot}; }
-  std::vector<HloOpcode> rhsOps() const override {
-    return {HloOpcode::kDot, HloOpcode::kSlice, HloOpcode::kConcatenate};
-  }
+  explicit DotSplitFree(bool rows)
+      : IrRule({.name = rows ? "dot-split-rows" : "dot-split-columns",
+                .identity = rows ? "dot(a, b) = concatenate_0(dot(a[i*m:(i+1)*m, :], b) ...), m a "
+                                   "unit's dot rows"
+                                 : "dot(a, b) = concatenate_1(dot(a, b[:, j*n:(j+1)*n]) ...), n a "
+                                   "unit's dot columns",
+                .lhs_ops = {HloOpcode::kDot},
+                .rhs_ops = {HloOpcode::kDot, HloOpcode::kSlice, HloOpcode::kConcatenate}}),
+        rows_(rows) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     bool rows = rows_;
     std::set<int64_t> sizes = rows ? needs.dot_rows : needs.dot_cols;
@@ -173,18 +177,16 @@ class DotSplitFree : public IrRule {
         })};
   }
   std::vector<std::string> examples() const override {
-    return {R"(HloModule e
-ENTRY m {
+    return {entryModule(R"(
   a = s32[32,8] parameter(0)
   b = s32[8,48] parameter(1)
   ROOT d = s32[32,48] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})",
-            R"(HloModule e
-ENTRY m {
+)"),
+            entryModule(R"(
   a = bf16[8,32] parameter(0)
   b = bf16[48,8] parameter(1)
   ROOT d = bf16[32,48] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={1}
-})"};
+)")};
   }
   IsaNeeds exampleNeeds() const override {
     IsaNeeds n;
@@ -202,15 +204,13 @@ ENTRY m {
 // associative (wrap-around), so this is exact; float sums are not and are never split.
 class DotSplitContracting : public IrRule {
  public:
-  std::string name() const override { return "dot-split-contracting"; }
-  std::string identity() const override {
-    return "dot(a, b) = add(dot(a[:, K-k:], b[K-k:, :]), dot(a[:, :K-k], b[:K-k, :])) for integer "
-           "types, k a unit's contracting size";
-  }
-  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kDot}; }
-  std::vector<HloOpcode> rhsOps() const override {
-    return {HloOpcode::kDot, HloOpcode::kSlice, HloOpcode::kAdd};
-  }
+  DotSplitContracting()
+      : IrRule({.name = "dot-split-contracting",
+                .identity = "dot(a, b) = add(dot(a[:, K-k:], b[K-k:, :]), "
+                            "dot(a[:, :K-k], b[:K-k, :])) for integer types, "
+                            "k a unit's contracting size",
+                .lhs_ops = {HloOpcode::kDot},
+                .rhs_ops = {HloOpcode::kDot, HloOpcode::kSlice, HloOpcode::kAdd}}) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     std::set<int64_t> sizes = needs.dot_depths;
     return {dotRewrite(
@@ -231,12 +231,11 @@ class DotSplitContracting : public IrRule {
         })};
   }
   std::vector<std::string> examples() const override {
-    return {R"(HloModule e
-ENTRY m {
+    return {entryModule(R"(
   a = s32[4,48] parameter(0)
   b = s32[48,4] parameter(1)
   ROOT d = s32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})"};
+)")};
   }
   IsaNeeds exampleNeeds() const override {
     IsaNeeds n;
@@ -249,15 +248,12 @@ ENTRY m {
 // a transposed operand: the same products summed in the same order, so exact for every type.
 class DotOrient : public IrRule {
  public:
-  std::string name() const override { return "dot-orient"; }
-  std::string identity() const override {
-    return "dot(a, b){lc=0} = dot(transpose(a), b){lc=1}; dot(a, b){rc=1} = dot(a, "
-           "transpose(b)){rc=0}";
-  }
-  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kDot}; }
-  std::vector<HloOpcode> rhsOps() const override {
-    return {HloOpcode::kDot, HloOpcode::kTranspose};
-  }
+  DotOrient()
+      : IrRule({.name = "dot-orient",
+                .identity = "dot(a, b){lc=0} = dot(transpose(a), b){lc=1}; dot(a, b){rc=1} = "
+                            "dot(a, transpose(b)){rc=0}",
+                .lhs_ops = {HloOpcode::kDot},
+                .rhs_ops = {HloOpcode::kDot, HloOpcode::kTranspose}}) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds&) const override {
     return {dotRewrite(
         b, name(), [&b](const OpDesc& d, ClassId, ClassId x, ClassId y) -> std::optional<ClassId> {
@@ -272,12 +268,11 @@ class DotOrient : public IrRule {
         })};
   }
   std::vector<std::string> examples() const override {
-    return {R"(HloModule e
-ENTRY m {
+    return {entryModule(R"(
   a = f32[6,5] parameter(0)
   b = f32[7,6] parameter(1)
   ROOT d = f32[5,7] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={1}
-})"};
+)")};
   }
 };
 
@@ -287,14 +282,13 @@ ENTRY m {
 // or integer dots: a narrower float result would round a wider accumulator.
 class DotRankOne : public IrRule {
  public:
-  std::string name() const override { return "dot-rank-one"; }
-  std::string identity() const override {
-    return "dot(a[m,1], b[1,n]) = add(multiply(broadcast_0(a), broadcast_1(b)), broadcast(+0))";
-  }
-  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kDot}; }
-  std::vector<HloOpcode> rhsOps() const override {
-    return {HloOpcode::kAdd, HloOpcode::kMultiply, HloOpcode::kBroadcast, HloOpcode::kReshape};
-  }
+  DotRankOne()
+      : IrRule({.name = "dot-rank-one",
+                .identity = "dot(a[m,1], b[1,n]) = add(multiply(broadcast_0(a), broadcast_1(b)), "
+                            "broadcast(+0))",
+                .lhs_ops = {HloOpcode::kDot},
+                .rhs_ops = {HloOpcode::kAdd, HloOpcode::kMultiply, HloOpcode::kBroadcast,
+                            HloOpcode::kReshape}}) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds&) const override {
     return {dotRewrite(
         b, name(), [&b](const OpDesc& d, ClassId, ClassId x, ClassId y) -> std::optional<ClassId> {
@@ -315,29 +309,26 @@ class DotRankOne : public IrRule {
   }
   std::vector<std::string> examples() const override {
     // The second example makes -0 products (x * -0): the +0 accumulator start must survive.
-    return {R"(HloModule e
-ENTRY m {
+    return {entryModule(R"(
   a = f32[32] parameter(0)
   b = f32[14,4] parameter(1)
   row = f32[1,32] reshape(a)
   col = f32[14,1] slice(b), slice={[0:14], [0:1]}
   ROOT d = f32[14,32] dot(col, row), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})",
-            R"(HloModule e
-ENTRY m {
+)"),
+            entryModule(R"(
   a = f32[6,1] parameter(0)
   b = f32[1,5] parameter(1)
   z = f32[] constant(-0)
   zs = f32[1,5] broadcast(z), dimensions={}
   nz = f32[1,5] multiply(b, zs)
   ROOT d = f32[6,5] dot(a, nz), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})",
-            R"(HloModule e
-ENTRY m {
+)"),
+            entryModule(R"(
   a = s8[3,1] parameter(0)
   b = s8[1,7] parameter(1)
   ROOT d = s8[3,7] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})"};
+)")};
   }
 
  private:
@@ -353,16 +344,12 @@ ENTRY m {
 // broadcast from a register or memory (AVX-512's vbroadcastss) compute.
 class SliceOfBroadcast : public IrRule {
  public:
-  std::string name() const override { return "slice-of-broadcast"; }
-  std::string identity() const override {
-    return "slice(broadcast(x, dims)) = broadcast(reshape(slice(x)), dims of extent > 1)";
-  }
-  std::vector<HloOpcode> lhsOps() const override {
-    return {HloOpcode::kSlice, HloOpcode::kBroadcast};
-  }
-  std::vector<HloOpcode> rhsOps() const override {
-    return {HloOpcode::kBroadcast, HloOpcode::kReshape, HloOpcode::kSlice};
-  }
+  SliceOfBroadcast()
+      : IrRule({.name = "slice-of-broadcast",
+                .identity =
+                    "slice(broadcast(x, dims)) = broadcast(reshape(slice(x)), dims of extent > 1)",
+                .lhs_ops = {HloOpcode::kSlice, HloOpcode::kBroadcast},
+                .rhs_ops = {HloOpcode::kBroadcast, HloOpcode::kReshape, HloOpcode::kSlice}}) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds&) const override {
     PatternBuilder pb(b.ir().lang());
     auto x = pb.var("x");
@@ -377,18 +364,16 @@ class SliceOfBroadcast : public IrRule {
                 .reads(egraph::ApplierReads::kMatch)};
   }
   std::vector<std::string> examples() const override {
-    return {R"(HloModule e
-ENTRY m {
+    return {entryModule(R"(
   a = f32[14] parameter(0)
   b = f32[14,32] broadcast(a), dimensions={0}
   ROOT s = f32[1,16] slice(b), slice={[3:4], [16:32]}
-})",
-            R"(HloModule e
-ENTRY m {
+)"),
+            entryModule(R"(
   a = s8[6,5] parameter(0)
   b = s8[6,4,5] broadcast(a), dimensions={0,2}
   ROOT s = s8[2,4,2] slice(b), slice={[1:5:2], [0:4], [1:5:2]}
-})"};
+)")};
   }
 
  private:
@@ -416,14 +401,12 @@ ENTRY m {
 // M(convert(x)) = convert(M(x)) for a data movement M: conversion is elementwise.
 class MovementThroughConvert : public IrRule {
  public:
-  std::string name() const override { return "movement-through-convert"; }
-  std::string identity() const override {
-    return "M(convert(x)) = convert(M(x)) for M in transpose, slice, reshape, broadcast, reverse";
-  }
-  std::vector<HloOpcode> lhsOps() const override {
-    return {HloOpcode::kConvert, HloOpcode::kTranspose};
-  }
-  std::vector<HloOpcode> rhsOps() const override { return {HloOpcode::kConvert}; }
+  MovementThroughConvert()
+      : IrRule({.name = "movement-through-convert",
+                .identity = "M(convert(x)) = convert(M(x)) for M in transpose, slice, reshape, "
+                            "broadcast, reverse",
+                .lhs_ops = {HloOpcode::kConvert, HloOpcode::kTranspose},
+                .rhs_ops = {HloOpcode::kConvert}}) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds&) const override {
     std::vector<Rewrite> out;
     for (HloOpcode m : {HloOpcode::kTranspose, HloOpcode::kSlice, HloOpcode::kReshape,
@@ -433,7 +416,7 @@ class MovementThroughConvert : public IrRule {
       auto conv = pb.node(b.ir().opFor(HloOpcode::kConvert), AttrMatch::bind("c"), {x});
       Pattern p = pb.build(pb.node(b.ir().opFor(m), AttrMatch::bind("m"), {conv}));
       Pattern keep = p;
-      out.emplace_back(name() + "-" + std::string(hlo::opcodeName(m)), std::move(p),
+      out.emplace_back(rewriteName(m), std::move(p),
                        [&b, keep](EGraph&, ClassId, const Subst& s) -> std::optional<ClassId> {
                          OpDesc move = bound(b, keep, s, "m");
                          ClassId in = s[keep.var("x")];
@@ -447,18 +430,16 @@ class MovementThroughConvert : public IrRule {
     return out;
   }
   std::vector<std::string> examples() const override {
-    return {R"(HloModule e
-ENTRY m {
+    return {entryModule(R"(
   a = s8[4,6] parameter(0)
   c = s32[4,6] convert(a)
   ROOT t = s32[6,4] transpose(c), dimensions={1,0}
-})",
-            R"(HloModule e
-ENTRY m {
+)"),
+            entryModule(R"(
   a = bf16[4,6] parameter(0)
   c = f32[4,6] convert(a)
   ROOT s = f32[2,3] slice(c), slice={[1:3], [0:6:2]}
-})"};
+)")};
   }
 };
 
@@ -475,14 +456,11 @@ ClassId splat(IrBuilder& b, hlo::PrimitiveType t, double value, const std::vecto
 // EmitElementalClamp, docs/numerics.md), scalar bounds broadcast: exact for every type.
 class ClampMinMax : public IrRule {
  public:
-  std::string name() const override { return "clamp-min-max"; }
-  std::string identity() const override {
-    return "clamp(lo, x, hi) = minimum(broadcast(hi), maximum(broadcast(lo), x))";
-  }
-  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kClamp}; }
-  std::vector<HloOpcode> rhsOps() const override {
-    return {HloOpcode::kMaximum, HloOpcode::kMinimum, HloOpcode::kBroadcast};
-  }
+  ClampMinMax()
+      : IrRule({.name = "clamp-min-max",
+                .identity = "clamp(lo, x, hi) = minimum(broadcast(hi), maximum(broadcast(lo), x))",
+                .lhs_ops = {HloOpcode::kClamp},
+                .rhs_ops = {HloOpcode::kMaximum, HloOpcode::kMinimum, HloOpcode::kBroadcast}}) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     if (!needs.ops.count(HloOpcode::kMaximum) && !needs.ops.count(HloOpcode::kMinimum)) return {};
     return {elementwiseRewrite(
@@ -497,27 +475,24 @@ class ClampMinMax : public IrRule {
         })};
   }
   std::vector<std::string> examples() const override {
-    return {R"(HloModule e
-ENTRY m {
+    return {entryModule(R"(
   a = f32[4,16] parameter(0)
   lo = f32[] constant(-0.5)
   hi = f32[] constant(0.25)
   ROOT k = f32[4,16] clamp(lo, a, hi)
-})",
-            R"(HloModule e
-ENTRY m {
+)"),
+            entryModule(R"(
   lo = s8[3,5] parameter(0)
   a = s8[3,5] parameter(1)
   hi = s8[3,5] parameter(2)
   ROOT k = s8[3,5] clamp(lo, a, hi)
-})",
-            R"(HloModule e
-ENTRY m {
+)"),
+            entryModule(R"(
   a = f32[8] parameter(0)
   b = f32[8] parameter(1)
   z = f32[] constant(0)
   ROOT k = f32[8] clamp(z, a, b)
-})"};
+)")};
   }
   IsaNeeds exampleNeeds() const override {
     IsaNeeds n;
@@ -536,16 +511,14 @@ ENTRY m {
 // (x = 300: 255 against 44 for u8). Only for ISAs whose units compute select, compare and `and`.
 class ConvertGuardedS32 : public IrRule {
  public:
-  std::string name() const override { return "convert-guarded-s32"; }
-  std::string identity() const override {
-    return "convert<N>(x) = convert<N>(select(x >= -2^31 and x < 2^31, convert<s32>(x), -2^31)) "
-           "for f32/f64 x in [MIN_N, MAX_N] or NaN, N an integer type narrower than 32 bits";
-  }
-  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kConvert}; }
-  std::vector<HloOpcode> rhsOps() const override {
-    return {HloOpcode::kConvert, HloOpcode::kSelect,   HloOpcode::kCompare,
-            HloOpcode::kAnd,     HloOpcode::kConstant, HloOpcode::kBroadcast};
-  }
+  ConvertGuardedS32()
+      : IrRule({.name = "convert-guarded-s32",
+                .identity = "convert<N>(x) = convert<N>(select(x >= -2^31 and x < 2^31, "
+                            "convert<s32>(x), -2^31)) for f32/f64 x in [MIN_N, MAX_N] or NaN, N an "
+                            "integer type narrower than 32 bits",
+                .lhs_ops = {HloOpcode::kConvert},
+                .rhs_ops = {HloOpcode::kConvert, HloOpcode::kSelect, HloOpcode::kCompare,
+                            HloOpcode::kAnd, HloOpcode::kConstant, HloOpcode::kBroadcast}}) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     for (HloOpcode op : {HloOpcode::kSelect, HloOpcode::kCompare, HloOpcode::kAnd}) {
       if (!needs.ops.count(op)) return {};
@@ -593,8 +566,7 @@ class ConvertGuardedS32 : public IrRule {
   std::vector<std::string> examples() const override {
     // oneDNN's requantisation tail, a signed variant through maximum/minimum, and a value rounded
     // after the clamp (still in range: rounding stays within the integer bounds).
-    return {R"(HloModule e
-ENTRY m {
+    return {entryModule(R"(
   a = f32[4,16] parameter(0)
   k = f32[] constant(300)
   s = f32[4,16] broadcast(k), dimensions={}
@@ -604,9 +576,8 @@ ENTRY m {
   c = f32[4,16] clamp(lo, x, hi)
   r = f32[4,16] round-nearest-even(c)
   ROOT q = u8[4,16] convert(r)
-})",
-            R"(HloModule e
-ENTRY m {
+)"),
+            entryModule(R"(
   a = f32[2,8] parameter(0)
   k = f32[] constant(200)
   s = f32[2,8] broadcast(k), dimensions={}
@@ -618,9 +589,8 @@ ENTRY m {
   m = f32[2,8] maximum(x, los)
   c = f32[2,8] minimum(his, m)
   ROOT q = s8[2,8] convert(c)
-})",
-            R"(HloModule e
-ENTRY m {
+)"),
+            entryModule(R"(
   a = f64[6] parameter(0)
   k = f64[] constant(70000)
   s = f64[6] broadcast(k), dimensions={}
@@ -630,7 +600,7 @@ ENTRY m {
   c = f64[6] clamp(lo, x, hi)
   r = f64[6] floor(c)
   ROOT q = u16[6] convert(r)
-})"};
+)")};
   }
   IsaNeeds exampleNeeds() const override {
     IsaNeeds n;
@@ -646,13 +616,12 @@ ENTRY m {
 // one converted from an integer. Applied to the operands of float -> integer converts.
 class RoundIntegral : public IrRule {
  public:
-  std::string name() const override { return "round-integral"; }
-  std::string identity() const override {
-    return "x = round-nearest-even(x) for float x whose finite elements are integers (x the "
-           "operand of a float -> integer convert)";
-  }
-  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kConvert}; }
-  std::vector<HloOpcode> rhsOps() const override { return {HloOpcode::kRoundNearestEven}; }
+  RoundIntegral()
+      : IrRule({.name = "round-integral",
+                .identity = "x = round-nearest-even(x) for float x whose finite elements are "
+                            "integers (x the operand of a float -> integer convert)",
+                .lhs_ops = {HloOpcode::kConvert},
+                .rhs_ops = {HloOpcode::kRoundNearestEven}}) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     if (!needs.ops.count(HloOpcode::kRoundNearestEven)) return {};
     return {elementwiseRewrite(
@@ -672,24 +641,22 @@ class RoundIntegral : public IrRule {
         })};
   }
   std::vector<std::string> examples() const override {
-    return {R"(HloModule e
-ENTRY m {
+    return {entryModule(R"(
   a = f32[4,16] parameter(0)
   r = f32[4,16] round-nearest-even(a)
   lo = f32[] constant(0)
   hi = f32[] constant(255)
   c = f32[4,16] clamp(lo, r, hi)
   ROOT q = u8[4,16] convert(c)
-})",
-            R"(HloModule e
-ENTRY m {
+)"),
+            entryModule(R"(
   a = f32[2,8] parameter(0)
   f = f32[2,8] floor(a)
   b = s8[2,8] parameter(1)
   w = f32[2,8] convert(b)
   m = f32[2,8] maximum(f, w)
   ROOT q = s32[2,8] convert(m)
-})"};
+)")};
   }
   IsaNeeds exampleNeeds() const override {
     IsaNeeds n;
@@ -703,15 +670,12 @@ ENTRY m {
 // towards a type some unit converts to (AVX-512's VPMOVDB truncates to s8, the kernel asks u8).
 class ConvertNarrowSignedness : public IrRule {
  public:
-  std::string name() const override { return "convert-narrow-signedness"; }
-  std::string identity() const override {
-    return "convert<uN>(x) = bitcast-convert<uN>(convert<sN>(x)) (and sN/uN swapped) for integer x "
-           "wider than N bits";
-  }
-  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kConvert}; }
-  std::vector<HloOpcode> rhsOps() const override {
-    return {HloOpcode::kConvert, HloOpcode::kBitcastConvert};
-  }
+  ConvertNarrowSignedness()
+      : IrRule({.name = "convert-narrow-signedness",
+                .identity = "convert<uN>(x) = bitcast-convert<uN>(convert<sN>(x)) (and sN/uN "
+                            "swapped) for integer x wider than N bits",
+                .lhs_ops = {HloOpcode::kConvert},
+                .rhs_ops = {HloOpcode::kConvert, HloOpcode::kBitcastConvert}}) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     std::set<hlo::PrimitiveType> targets;
     for (const auto& entry : needs.elementwise) {
@@ -731,20 +695,18 @@ class ConvertNarrowSignedness : public IrRule {
         })};
   }
   std::vector<std::string> examples() const override {
-    return {R"(HloModule e
-ENTRY m {
+    return {entryModule(R"(
   a = s32[4,16] parameter(0)
   ROOT q = u8[4,16] convert(a)
-})",
-            R"(HloModule e
-ENTRY m {
+)"),
+            entryModule(R"(
   a = u8[3,5] parameter(0)
   b = u8[3,5] parameter(1)
   w = u16[3,5] convert(a)
   v = u16[3,5] convert(b)
   p = u16[3,5] multiply(w, v)
   ROOT q = s8[3,5] convert(p)
-})"};
+)")};
   }
   IsaNeeds exampleNeeds() const override {
     IsaNeeds n;
@@ -807,29 +769,27 @@ std::optional<Cut> concatOf(IrBuilder& b, ClassId c) {
 // element from the elements at the same index.
 class ElementwiseOverConcat : public IrRule {
  public:
-  std::string name() const override { return "elementwise-over-concat"; }
-  std::string identity() const override {
-    return "e(concatenate(x_i), y...) = concatenate(e(x_i, y[slice_i]...)) for elementwise e";
-  }
-  std::vector<HloOpcode> lhsOps() const override { return {HloOpcode::kConcatenate}; }
-  std::vector<HloOpcode> rhsOps() const override {
-    return {HloOpcode::kConcatenate, HloOpcode::kSlice};
-  }
+  ElementwiseOverConcat()
+      : IrRule(
+            {.name = "elementwise-over-concat",
+             .identity =
+                 "e(concatenate(x_i), y...) = concatenate(e(x_i, y[slice_i]...)) for elementwise e",
+             .lhs_ops = {HloOpcode::kConcatenate},
+             .rhs_ops = {HloOpcode::kConcatenate, HloOpcode::kSlice}}) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     std::vector<Rewrite> out;
     for (HloOpcode op : needs.ops) {
       if (elementwiseArity(op) == 0) continue;
-      out.push_back(elementwiseRewrite(
-          b, name() + "-" + std::string(hlo::opcodeName(op)), op, egraph::ApplierReads::kSubstNodes,
-          [&b](const OpDesc& e, ClassId, std::vector<ClassId> operands) {
-            return distribute(b, e, operands);
-          }));
+      out.push_back(
+          elementwiseRewrite(b, rewriteName(op), op, egraph::ApplierReads::kSubstNodes,
+                             [&b](const OpDesc& e, ClassId, std::vector<ClassId> operands) {
+                               return distribute(b, e, operands);
+                             }));
     }
     return out;
   }
   std::vector<std::string> examples() const override {
-    return {R"(HloModule e
-ENTRY m {
+    return {entryModule(R"(
   a = s32[4,3] parameter(0)
   b = s32[4,5] parameter(1)
   c = s32[4,8] concatenate(a, b), dimensions={1}
@@ -838,7 +798,7 @@ ENTRY m {
   hi = s32[] constant(40)
   s = s32[4,8] add(c, d)
   ROOT k = s32[4,8] clamp(lo, s, hi)
-})"};
+)")};
   }
   IsaNeeds exampleNeeds() const override {
     IsaNeeds n;
@@ -866,15 +826,12 @@ ENTRY m {
 // unit's width. Slices and reshapes are data movement: exact for every type.
 class ElementwiseVectorRows : public IrRule {
  public:
-  std::string name() const override { return "elementwise-vector-rows"; }
-  std::string identity() const override {
-    return "e(x[n], y[n]...) = concatenate(reshape(e(reshape(x[i*c:(i+1)*c], [1, c]), ...)) ...), "
-           "c a unit's columns";
-  }
-  std::vector<HloOpcode> lhsOps() const override { return {}; }
-  std::vector<HloOpcode> rhsOps() const override {
-    return {HloOpcode::kReshape, HloOpcode::kSlice, HloOpcode::kConcatenate};
-  }
+  ElementwiseVectorRows()
+      : IrRule({.name = "elementwise-vector-rows",
+                .identity = "e(x[n], y[n]...) = concatenate(reshape(e(reshape(x[i*c:(i+1)*c], "
+                            "[1, c]), ...)) ...), c a unit's columns",
+                .lhs_ops = {},
+                .rhs_ops = {HloOpcode::kReshape, HloOpcode::kSlice, HloOpcode::kConcatenate}}) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     std::vector<Rewrite> out;
     std::map<HloOpcode, std::map<hlo::PrimitiveType, std::set<int64_t>>> cols;
@@ -884,8 +841,7 @@ class ElementwiseVectorRows : public IrRule {
       // A named copy: clang 14 cannot capture a structured binding.
       const std::map<hlo::PrimitiveType, std::set<int64_t>> by_type = entry.second;
       out.push_back(elementwiseRewrite(
-          b, name() + "-" + std::string(hlo::opcodeName(entry.first)), entry.first,
-          egraph::ApplierReads::kMatch,
+          b, rewriteName(entry.first), entry.first, egraph::ApplierReads::kMatch,
           [&b, by_type](const OpDesc& e, ClassId whole,
                         std::vector<ClassId> operands) -> std::optional<ClassId> {
             auto it = by_type.find(e.shape.elementType());
@@ -909,18 +865,16 @@ class ElementwiseVectorRows : public IrRule {
     return out;
   }
   std::vector<std::string> examples() const override {
-    return {R"(HloModule e
-ENTRY m {
+    return {entryModule(R"(
   a = f32[48] parameter(0)
   b = f32[48] parameter(1)
   ROOT s = f32[48] subtract(a, b)
-})",
-            R"(HloModule e
-ENTRY m {
+)"),
+            entryModule(R"(
   a = f32[16] parameter(0)
   b = f32[16] parameter(1)
   ROOT s = f32[16] subtract(a, b)
-})"};
+)")};
   }
   IsaNeeds exampleNeeds() const override {
     IsaNeeds n;
@@ -936,19 +890,14 @@ ENTRY m {
 // row or one vector (AVX-512's f32[1,16]) compute whole matrices.
 class ElementwiseSplit : public IrRule {
  public:
-  explicit ElementwiseSplit(bool rows) : rows_(rows) {}
-  std::string name() const override {
-    return rows_ ? "elementwise-split-rows" : "elementwise-split-columns";
-  }
-  std::string identity() const override {
-    return std::string("e(x, y...) = concatenate_") + (rows_ ? "0" : "1") +
-           "(e(x[block_i], y[block_i]...) ...), blocks of a unit's elementwise " +
-           (rows_ ? "rows" : "columns");
-  }
-  std::vector<HloOpcode> lhsOps() const override { return {}; }
-  std::vector<HloOpcode> rhsOps() const override {
-    return {HloOpcode::kConcatenate, HloOpcode::kSlice};
-  }
+  explicit ElementwiseSplit(bool rows)
+      : IrRule({.name = rows ? "elementwise-split-rows" : "elementwise-split-columns",
+                .identity = std::string("e(x, y...) = concatenate_") + (rows ? "0" : "1") +
+                            "(e(x[block_i], y[block_i]...) ...), blocks of a unit's elementwise " +
+                            (rows ? "rows" : "columns"),
+                .lhs_ops = {},
+                .rhs_ops = {HloOpcode::kConcatenate, HloOpcode::kSlice}}),
+        rows_(rows) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     std::vector<Rewrite> out;
     int64_t dim = rows_ ? 0 : 1;
@@ -961,7 +910,7 @@ class ElementwiseSplit : public IrRule {
         if (key.first == op) sizes_of[key.second] = rows_ ? extents.rows : extents.cols;
       }
       out.push_back(elementwiseRewrite(
-          b, name() + "-" + std::string(hlo::opcodeName(op)), op, egraph::ApplierReads::kMatch,
+          b, rewriteName(op), op, egraph::ApplierReads::kMatch,
           [&b, dim, sizes_of](const OpDesc& e, ClassId whole,
                               std::vector<ClassId> operands) -> std::optional<ClassId> {
             auto it = sizes_of.find(e.shape.elementType());
@@ -981,21 +930,19 @@ class ElementwiseSplit : public IrRule {
     return out;
   }
   std::vector<std::string> examples() const override {
-    return {R"(HloModule e
-ENTRY m {
+    return {entryModule(R"(
   a = f32[3,32] parameter(0)
   b = f32[3,32] parameter(1)
   s = f32[3,32] multiply(a, b)
   lo = f32[] constant(-1)
   hi = f32[] constant(2)
   ROOT k = f32[3,32] clamp(lo, s, hi)
-})",
-            R"(HloModule e
-ENTRY m {
+)"),
+            entryModule(R"(
   a = s8[4,48] parameter(0)
   b = s8[4,48] parameter(1)
   ROOT s = s8[4,48] add(a, b)
-})"};
+)")};
   }
   IsaNeeds exampleNeeds() const override {
     IsaNeeds n;
@@ -1017,17 +964,14 @@ ENTRY m {
 class FlattenOverConcat : public IrRule {
  public:
   static constexpr int64_t kMaxRows = 1024;
-  std::string name() const override { return "flatten-over-concat"; }
-  std::string identity() const override {
-    return "bflat(concatenate_d(x_i)) = concatenate(bflat(row of x_i) ...) in row-major order";
-  }
-  std::vector<HloOpcode> lhsOps() const override {
-    return {HloOpcode::kReshape, HloOpcode::kBitcastConvert, HloOpcode::kConcatenate};
-  }
-  std::vector<HloOpcode> rhsOps() const override {
-    return {HloOpcode::kReshape, HloOpcode::kBitcastConvert, HloOpcode::kConcatenate,
-            HloOpcode::kSlice};
-  }
+  FlattenOverConcat()
+      : IrRule(
+            {.name = "flatten-over-concat",
+             .identity = "bflat(concatenate_d(x_i)) = concatenate(bflat(row of x_i) ...) in "
+                         "row-major order",
+             .lhs_ops = {HloOpcode::kReshape, HloOpcode::kBitcastConvert, HloOpcode::kConcatenate},
+             .rhs_ops = {HloOpcode::kReshape, HloOpcode::kBitcastConvert, HloOpcode::kConcatenate,
+                         HloOpcode::kSlice}}) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds&) const override {
     std::vector<Rewrite> out;
     // bytes = reshape(x) for 1-byte types, or reshape(bitcast-convert(x)).
@@ -1052,22 +996,20 @@ class FlattenOverConcat : public IrRule {
     return out;
   }
   std::vector<std::string> examples() const override {
-    return {R"(HloModule e
-ENTRY m {
+    return {entryModule(R"(
   a = bf16[2,3] parameter(0)
   b = bf16[2,5] parameter(1)
   c = bf16[2,8] concatenate(a, b), dimensions={1}
   u = u8[2,8,2] bitcast-convert(c)
   ROOT r = u8[32] reshape(u)
-})",
-            R"(HloModule e
-ENTRY m {
+)"),
+            entryModule(R"(
   a = s8[3,4] parameter(0)
   b = s8[1,4] parameter(1)
   c = s8[4,4] concatenate(a, b), dimensions={0}
   u = u8[4,4] bitcast-convert(c)
   ROOT r = u8[16] reshape(u)
-})"};
+)")};
   }
 
   static std::optional<ClassId> byteConcat(IrBuilder& b, ClassId x) {
@@ -1110,16 +1052,13 @@ ENTRY m {
 // written tile by tile.
 class MovementOverConcat : public IrRule {
  public:
-  std::string name() const override { return "movement-over-concat"; }
-  std::string identity() const override {
-    return "transpose(concatenate_d(x_i)) = concatenate_e(transpose(x_i)), perm[e] = d; "
-           "reshape(concatenate_d(x_i)) = concatenate_e(reshape(x_i)) when the parts stay blocks";
-  }
-  std::vector<HloOpcode> lhsOps() const override {
-    return {HloOpcode::kTranspose, HloOpcode::kReshape, HloOpcode::kConcatenate};
-  }
-  std::vector<HloOpcode> rhsOps() const override {
-    return {HloOpcode::kTranspose, HloOpcode::kReshape, HloOpcode::kConcatenate};
+  MovementOverConcat()
+      : IrRule({.name = "movement-over-concat",
+                .identity = "transpose(concatenate_d(x_i)) = concatenate_e(transpose(x_i)), "
+                            "perm[e] = d; reshape(concatenate_d(x_i)) = "
+                            "concatenate_e(reshape(x_i)) when the parts stay blocks",
+                .lhs_ops = {HloOpcode::kTranspose, HloOpcode::kReshape, HloOpcode::kConcatenate},
+                .rhs_ops = {HloOpcode::kTranspose, HloOpcode::kReshape, HloOpcode::kConcatenate}}) {
   }
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds&) const override {
     std::vector<Rewrite> out;
@@ -1128,7 +1067,7 @@ class MovementOverConcat : public IrRule {
       auto x = pb.var("x");
       Pattern p = pb.build(pb.node(b.ir().opFor(m), AttrMatch::bind("m"), {x}));
       Pattern keep = p;
-      out.emplace_back(name() + "-" + std::string(hlo::opcodeName(m)), std::move(p),
+      out.emplace_back(rewriteName(m), std::move(p),
                        [&b, keep, m](EGraph&, ClassId, const Subst& s) -> std::optional<ClassId> {
                          OpDesc move = bound(b, keep, s, "m");  // a copy: nodes are added below
                          ClassId in = s[keep.var("x")];
@@ -1142,22 +1081,20 @@ class MovementOverConcat : public IrRule {
     return out;
   }
   std::vector<std::string> examples() const override {
-    return {R"(HloModule e
-ENTRY m {
+    return {entryModule(R"(
   a = s32[4,3,2] parameter(0)
   b = s32[4,5,2] parameter(1)
   c = s32[4,8,2] concatenate(a, b), dimensions={1}
   ROOT t = s32[2,4,8] transpose(c), dimensions={2,0,1}
-})",
-            R"(HloModule e
-ENTRY m {
+)"),
+            entryModule(R"(
   a = bf16[6,4] parameter(0)
   b = bf16[6,4] parameter(1)
   c = bf16[6,4] parameter(2)
   k = bf16[6,12] concatenate(a, b, c), dimensions={1}
   r = bf16[2,3,3,4] reshape(k)
   ROOT t = bf16[2,3,3,4] transpose(r), dimensions={0,2,1,3}
-})"};
+)")};
   }
 
  private:
@@ -1238,6 +1175,10 @@ std::optional<int64_t> largest(const taidl::Expr& e, const Unit& u) {
 
 }  // namespace
 
+std::string IrRule::rewriteName(HloOpcode op) const {
+  return name() + "-" + std::string(hlo::opcodeName(op));
+}
+
 IsaNeeds analyzeIsa(const taidl::Isa&, const UnitSet& units) {
   IsaNeeds needs;
   for (const UnitPattern& p : units.patterns) {
@@ -1279,7 +1220,7 @@ std::vector<const IrRule*> selectRules(const IsaNeeds& needs) {
     for (size_t i = 0; i < ruleLibrary().size(); ++i) {
       if (chosen[i]) continue;
       const IrRule& r = *ruleLibrary()[i];
-      std::vector<HloOpcode> rhs = r.rhsOps();
+      const std::vector<HloOpcode>& rhs = r.rhsOps();
       bool produces_used =
           std::any_of(rhs.begin(), rhs.end(), [&](HloOpcode op) { return used.count(op) != 0; });
       if (!produces_used) continue;

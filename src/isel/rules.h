@@ -19,6 +19,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "egraph/rewrite.h"
@@ -41,19 +42,35 @@ struct IsaNeeds {
 };
 IsaNeeds analyzeIsa(const taidl::Isa& isa, const UnitSet& units);
 
+// What `tacit isa rules` prints of a rule and what selectRules reads: fixed when the rule is made.
+struct RuleInfo {
+  std::string name;
+  std::string identity;                 // the equation, as `tacit isa rules` prints it
+  std::vector<hlo::HloOpcode> lhs_ops;  // operators of the left side
+  std::vector<hlo::HloOpcode> rhs_ops;  // operators the right side creates
+};
+
 class IrRule {
  public:
+  explicit IrRule(RuleInfo info) : info_(std::move(info)) {}
   virtual ~IrRule() = default;
-  virtual std::string name() const = 0;
-  virtual std::string identity() const = 0;  // the equation, as `tacit isa rules` prints it
-  virtual std::vector<hlo::HloOpcode> lhsOps() const = 0;
-  virtual std::vector<hlo::HloOpcode> rhsOps() const = 0;
+  const std::string& name() const { return info_.name; }
+  const std::string& identity() const { return info_.identity; }
+  const std::vector<hlo::HloOpcode>& lhsOps() const { return info_.lhs_ops; }
+  const std::vector<hlo::HloOpcode>& rhsOps() const { return info_.rhs_ops; }
   // The rewrites implementing the rule for this e-graph (appliers build through `b`).
   virtual std::vector<egraph::Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const = 0;
   // HLO modules whose root is an instance of the left side, for the soundness tests (with the
   // ISA needs they should be tested under).
   virtual std::vector<std::string> examples() const = 0;
   virtual IsaNeeds exampleNeeds() const { return {}; }
+
+ protected:
+  // The name of the rule's rewrite for one operator (rules with a rewrite per operator).
+  std::string rewriteName(hlo::HloOpcode op) const;
+
+ private:
+  RuleInfo info_;
 };
 
 const std::vector<std::unique_ptr<IrRule>>& ruleLibrary();
