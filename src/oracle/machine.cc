@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "hlo/printer.h"
+#include "oracle/compiled_site.h"
 #include "oracle/exec.h"
 #include "oracle/tasm.h"
 #include "support/strings.h"
@@ -13,37 +14,11 @@
 
 namespace tacit::oracle {
 
+using detail::affineRange;
+using detail::CompiledSite;
 using detail::Entry;
 
 namespace {
-
-// A call executed without the walk (RunOptions::compiled_sites): each access's byte offset is
-// base + sum of coeff * loop variable, proven inside its buffer for every iteration, and the
-// entry and cost are fixed. See Machine::Impl::compileSite for when a site qualifies.
-struct CompiledSite {
-  // What it was compiled for (a later run reuses it only for an identical call in identical
-  // loop ranges and HBM size; the Stmt may have changed in between).
-  int32_t unit = -1;
-  std::vector<Affine> attrs;
-  std::vector<int64_t> loop_lo, loop_hi;
-  int64_t hbm_bytes = 0;
-  uint64_t serial = 0;  // unique per compilation in the machine (what a proof was made for)
-  Entry* entry = nullptr;
-  int64_t cost = 0;
-  std::vector<int64_t> base;  // per access
-  // The terms of the accesses whose offset moves with a loop variable, grouped by access, in one
-  // flat array (a call walks it in one loop without nested bounds): the first term of an access
-  // starts from its base. A call rewrites only these in `offsets` (the others keep their base).
-  struct Term {
-    int64_t coeff = 0;
-    int64_t start = 0;  // the access's base if `first`
-    uint32_t access = 0;
-    uint32_t depth = 0;
-    bool first = false;
-  };
-  std::vector<Term> terms;
-  mutable std::vector<int64_t> offsets;  // per access, for Executor::executePlaced
-};
 
 // A program statement prepared for execution: its walk options (the call site for
 // diagnostics), scratch for attribute values, and the last entry it used (equal keys in a row
@@ -52,18 +27,32 @@ struct Site {
   const Stmt* stmt = nullptr;
   taidl::WalkOptions walk;
   std::vector<int64_t> attrs;
-  Entry* memo = nullptr;
+  // What a run learns about the statement: prepare() starts each run from these defaults (the
+  // rest is kept across runs: its memory, and the proofs and compilations still valid).
+  enum class Fast : uint8_t { kUnknown, kYes, kNo };
+  struct PerRun {
+    Entry* memo = nullptr;  // the last entry used (equal keys in a row skip the cache lookup)
+    bool expanded = false;  // a macro's `expansion` is that of `expanded_for`
+    // Calls of an instruction: bit k set if its require k holds for every value the attributes
+    // take in this program (interval analysis over the loop ranges), so it is not re-evaluated.
+    uint64_t proven = 0;
+    // Every attribute's value range over the loop ranges fits in int64 (with every partial
+    // sum), so the attributes are evaluated without overflow checks.
+    bool attrs_fit = false;
+    const CompiledSite* compiled = nullptr;  // owned by Machine::Impl::compiled_
+    bool looked_up = false;                  // compiled_ was searched
+    bool compile_done = false;               // found, compiled, or known not to qualify
+    // Loops: whether the body runs as `fast` (Machine::Impl::checkFast).
+    Fast fast_state = Fast::kUnknown;
+  };
+  PerRun run;
   // Macros: the expansion of the last attribute values, with one memo per expanded call.
   std::vector<int64_t> expanded_for;
-  bool expanded = false;
   std::vector<taidl::ExpandedCall> expansion;
   std::vector<Entry*> memos;
   std::vector<Site> body;  // loops
-  // Calls of an instruction: bit k set if its require k holds for every value the attributes
-  // take in this program (interval analysis over the loop ranges), so it is not re-evaluated.
-  uint64_t proven = 0;
-  // What `proven` and `attrs_fit` were last proven for (kept across runs: the proofs are the
-  // costly part of preparing a run).
+  // What `run.proven` and `run.attrs_fit` were last proven for (kept across runs: the proofs are
+  // the costly part of preparing a run).
   struct Proof {
     bool valid = false;
     int32_t unit = -1;
@@ -71,21 +60,13 @@ struct Site {
     std::vector<Affine> attrs;
     std::vector<int64_t> lo, hi;
     uint64_t proven = 0;
-    bool attrs_fit = false;  // as Site::attrs_fit
+    bool attrs_fit = false;
   };
   Proof proof;
-  // Every attribute's value range over the loop ranges fits in int64 (with every partial sum),
-  // so the attributes are evaluated without overflow checks.
-  bool attrs_fit = false;
   // The ranges of the enclosing loop variables (when known: the proofs of a compiled site).
   std::vector<int64_t> loop_lo, loop_hi;
-  const CompiledSite* compiled = nullptr;  // owned by Machine::Impl::compiled_
-  bool looked_up = false;                  // this run: compiled_ was searched
-  bool compile_done = false;               // this run: found, compiled, or known not to qualify
   // Loops whose body is only calls compiled in this run execute them from this list, without
-  // the walk over the body's Sites (Machine::Impl::checkFast).
-  enum class Fast : uint8_t { kUnknown, kYes, kNo };
-  Fast fast_state = Fast::kUnknown;
+  // the walk over the body's Sites.
   std::vector<const CompiledSite*> fast;
   // Per call of `fast`: proven not to touch what the body's earlier executions in the same loop
   // instance write (fastDisjoint), so its conflict test with the queue can be skipped while the
@@ -94,139 +75,12 @@ struct Site {
   std::vector<uint64_t> disjoint_for;  // the CompiledSite::serial of each call (kept across runs)
 };
 
-// Whether every start of instruction `inst`'s slices is an integer, a parameter or one attribute,
-// its body has no set, if or repeat, and its cost reads no beta attribute, register or loop
-// variable: then with constant alpha values every call has one entry and one cost, and starts
-// that are affine in the program's loop variables.
-bool flatInstruction(const taidl::Instruction& inst) {
-  using taidl::ExprOp;
-  using taidl::RefKind;
-  for (const taidl::Stmt& st : inst.body) {
-    switch (st.kind) {
-      case taidl::StmtKind::kSet:
-      case taidl::StmtKind::kIf:
-      case taidl::StmtKind::kRepeat:
-        return false;
-      default:
-        break;
-    }
-    for (const taidl::Expr& e : st.starts) {
-      if (e.nodes().size() != 1) return false;
-      const taidl::ExprNode& n = e.nodes()[0];
-      bool ok = n.op == ExprOp::kInt ||
-                (n.op == ExprOp::kRef && (n.ref == RefKind::kAlpha || n.ref == RefKind::kBeta ||
-                                          n.ref == RefKind::kParam || n.ref == RefKind::kConst));
-      if (!ok) return false;
-    }
-  }
-  if (inst.cost != nullptr) {
-    for (const taidl::ExprNode& n : inst.cost->expr.nodes()) {
-      if (n.op == ExprOp::kRef && (n.ref == RefKind::kBeta || n.ref == RefKind::kReg ||
-                                   n.ref == RefKind::kLoop || n.ref == RefKind::kUnresolved))
-        return false;
-    }
-  }
-  return true;
-}
-
 // Affine::eval without the overflow checks (the caller proved they cannot fail).
 int64_t evalUnchecked(const Affine& a, const std::vector<int64_t>& loops) {
   int64_t v = a.constant;
   for (const Affine::Term& t : a.terms)
     v += t.coeff * loops[t.depth];
   return v;
-}
-
-// The values an affine expression takes with loop[d] in [lo[d], hi[d]] (false: unknown or
-// overflow).
-bool affineRange(const Affine& a, const std::vector<int64_t>& lo, const std::vector<int64_t>& hi,
-                 int64_t* min, int64_t* max) {
-  int64_t mn = a.constant, mx = a.constant;
-  for (const Affine::Term& t : a.terms) {
-    if (t.depth >= lo.size()) return false;
-    int64_t p = 0, q = 0;
-    if (__builtin_mul_overflow(t.coeff, lo[t.depth], &p) ||
-        __builtin_mul_overflow(t.coeff, hi[t.depth], &q))
-      return false;
-    if (p > q) std::swap(p, q);
-    if (__builtin_add_overflow(mn, p, &mn) || __builtin_add_overflow(mx, q, &mx)) return false;
-  }
-  *min = mn;
-  *max = mx;
-  return true;
-}
-
-__extension__ typedef __int128 Wide;  // __extension__: -Wpedantic knows no __int128
-
-// An access of a compiled call as the disjointness proofs read it: its buffer, span and offset
-// coefficient per loop depth (0..depth).
-struct PlacedAccess {
-  int32_t buffer = -1;
-  int64_t span = 0;
-  int64_t base = 0;
-  std::vector<int64_t> coeff;
-};
-
-std::vector<PlacedAccess> placedAccesses(const CompiledSite& c, size_t depths) {
-  std::vector<PlacedAccess> out;
-  const Entry& e = *c.entry;
-  for (size_t i = 0; i < e.touches.size(); ++i)
-    out.push_back(
-        {e.touches[i].buffer, e.touches[i].span_bytes, c.base[i], std::vector<int64_t>(depths, 0)});
-  for (const CompiledSite::Term& t : c.terms)
-    out[t.access].coeff[t.depth] += t.coeff;
-  return out;
-}
-
-// Whether access `t` at loop value v never overlaps access `w` at v' for lo <= v' <= v <= hi
-// (v' < v unless `same_iteration`), the enclosing loops' values being equal: the offsets' outer
-// coefficients must be equal, and the offset difference base + a v - b v' must keep the ranges
-// apart. With v = v' + k it is base + (a - b) v' + a k over a box containing every pair.
-bool apart(const PlacedAccess& t, const PlacedAccess& w, int64_t lo, int64_t hi,
-           bool same_iteration) {
-  if (t.buffer != w.buffer || t.span == 0 || w.span == 0) return true;
-  size_t d = t.coeff.size() - 1;
-  for (size_t k = 0; k < d; ++k) {
-    if (t.coeff[k] != w.coeff[k]) return false;
-  }
-  Wide a = t.coeff[d], b = w.coeff[d], base = Wide{t.base} - w.base;
-  Wide k_lo = same_iteration ? 0 : 1, k_hi = same_iteration ? 0 : Wide{hi} - lo;
-  Wide v_hi = same_iteration ? Wide{hi} : Wide{hi} - 1;
-  if (k_lo > k_hi || v_hi < lo) return true;  // no such pair
-  Wide p = (a - b) * lo, q = (a - b) * v_hi, r = a * k_lo, u = a * k_hi;
-  Wide mn = base + std::min(p, q) + std::min(r, u), mx = base + std::max(p, q) + std::max(r, u);
-  return mn >= w.span || mx <= -Wide{t.span};
-}
-
-// Per call of a loop body made of compiled calls (run in this order per iteration): whether none
-// of its accesses overlaps a write of an execution of a call that may be queued (a batchable
-// entry, or one not checked yet) earlier in the same loop instance: an earlier call of the same
-// iteration or any call of an earlier one. Offsets are affine in the loop variables, the loop's
-// own at depth `depth`, over its whole range [lo, hi].
-std::vector<uint8_t> fastDisjoint(const std::vector<const CompiledSite*>& body, size_t depth) {
-  std::vector<std::vector<PlacedAccess>> acc;
-  for (const CompiledSite* c : body)
-    acc.push_back(placedAccesses(*c, depth + 1));
-  int64_t lo = body.front()->loop_lo[depth], hi = body.front()->loop_hi[depth];
-  std::vector<uint8_t> out(body.size(), 1);
-  for (size_t k = 0; k < body.size(); ++k) {
-    for (size_t k2 = 0; k2 < body.size() && out[k] != 0; ++k2) {
-      const Entry& e = *body[k2]->entry;
-      if (e.batch_checked && !e.batch) continue;  // never queued
-      for (size_t w = 0; w < e.touches.size() && out[k] != 0; ++w) {
-        if (!e.touches[w].write) continue;
-        for (const PlacedAccess& t : acc[k]) {
-          bool ok = apart(t, acc[k2][w], lo, hi, false) &&
-                    (k2 >= k || apart(t, acc[k2][w], lo, hi, true));
-          if (!ok) {
-            out[k] = 0;
-            break;
-          }
-        }
-      }
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -316,19 +170,13 @@ class Machine::Impl {
         site.walk.site.file.clear();
       site.walk.site.loc = s.loc;
       site.attrs.resize(s.attrs.size());
-      site.memo = nullptr;
-      site.expanded = false;
-      site.compiled = nullptr;
-      site.looked_up = site.compile_done = false;
-      site.fast_state = Site::Fast::kUnknown;
-      site.proven = 0;
-      site.attrs_fit = false;
+      site.run = {};
       site.loop_lo.clear();
       site.loop_hi.clear();
       if (s.kind == StmtKind::kCall && known) {
         const Site::Proof& p = proof(site, lo, hi);
-        site.proven = p.proven;
-        site.attrs_fit = p.attrs_fit;
+        site.run.proven = p.proven;
+        site.run.attrs_fit = p.attrs_fit;
         site.loop_lo = lo;
         site.loop_hi = hi;
       }
@@ -420,12 +268,12 @@ class Machine::Impl {
       step(s);
       switch (st.kind) {
         case StmtKind::kCall:
-          if (!s.looked_up && options_.compiled_sites && !options_.trace) findCompiled(s);
-          if (s.compiled != nullptr && !options_.trace) {
-            compiledCall(*s.compiled, loops);
+          if (!s.run.looked_up && options_.compiled_sites && !options_.trace) findCompiled(s);
+          if (s.run.compiled != nullptr && !options_.trace) {
+            compiledCall(*s.run.compiled, loops);
             break;
           }
-          if (s.attrs_fit) {
+          if (s.run.attrs_fit) {
             for (size_t k = 0; k < st.attrs.size(); ++k)
               s.attrs[k] = evalUnchecked(st.attrs[k], loops);
           } else {
@@ -459,17 +307,17 @@ class Machine::Impl {
     for (int64_t v = lo; v < hi; ++v) {
       loops.back() = v;
       if (v != lo) step(s);
-      if (s.fast_state == Site::Fast::kYes && fastBody(s, loops, inst)) continue;
+      if (s.run.fast_state == Site::Fast::kYes && fastBody(s, loops, inst)) continue;
       block(s.body, loops);
-      if (s.fast_state == Site::Fast::kUnknown) checkFast(s);
+      if (s.run.fast_state == Site::Fast::kUnknown) checkFast(s);
     }
     loops.pop_back();
   }
 
   void callSite(Site& s) {
     if (!s.stmt->is_macro) {
-      instruction(s.stmt->unit, s.attrs, s, s.memo, -1, s.proven);
-      if (!s.compile_done && options_.compiled_sites && !options_.trace) {
+      instruction(s.stmt->unit, s.attrs, s, s.run.memo, -1, s.run.proven);
+      if (!s.run.compile_done && options_.compiled_sites && !options_.trace) {
         try {
           compileSite(s);
         } catch (const DiagnosticError&) {  // e.g. an overflow in the proofs: not compiled
@@ -478,11 +326,11 @@ class Machine::Impl {
       return;
     }
     ++stats_.macro_calls;
-    if (!s.expanded || s.expanded_for != s.attrs) {
+    if (!s.run.expanded || s.expanded_for != s.attrs) {
       s.expansion = taidl::expandMacro(isa_, s.stmt->unit, s.attrs, s.walk.site);
       s.memos.assign(s.expansion.size(), nullptr);
       s.expanded_for = s.attrs;
-      s.expanded = true;
+      s.run.expanded = true;
     }
     for (size_t c = 0; c < s.expansion.size(); ++c)
       instruction(s.expansion[c].instruction, s.expansion[c].attrs, s, s.memos[c], s.stmt->unit, 0);
@@ -518,31 +366,26 @@ class Machine::Impl {
     ++e.executions;  // the byte counters are summed from these by stats()
   }
 
-  // ---- compiled call sites ----
-  // After the first execution of call `s` in a run (which chose its entry through the full
-  // path): compiles it if its instruction is flat (flatInstruction), every require is proven over
-  // the loop ranges, the alpha attributes are constants (one key: no decisions exist without
-  // ifs and repeats) and every slice start stays inside its buffer over the loop ranges. Which
-  // attribute each start is, is read off the compiled walk: with every require proven it is a
-  // pure function of the attributes, and each start, being one attribute or a constant, moves by
-  // exactly 1 when that attribute does and not at all otherwise.
+  // ---- compiled call sites (compiled_site.h) ----
   // The compilation of call `s` from an earlier run, if it was made for the same call.
   // (An entry without `entry` records a call that does not qualify.)
   void findCompiled(Site& s) {
-    s.looked_up = true;
+    s.run.looked_up = true;
     auto it = compiled_.find(s.stmt);
     if (it == compiled_.end()) return;
     const CompiledSite& c = *it->second;
     const Stmt& st = *s.stmt;
     if (st.kind == StmtKind::kCall && !st.is_macro && c.unit == st.unit && c.attrs == st.attrs &&
         c.loop_lo == s.loop_lo && c.loop_hi == s.loop_hi && c.hbm_bytes == state_.hbm_bytes) {
-      s.compiled = c.entry != nullptr ? &c : nullptr;
-      s.compile_done = true;
+      s.run.compiled = c.entry != nullptr ? &c : nullptr;
+      s.run.compile_done = true;
     }
   }
 
+  // After the first execution of call `s` in a run (which chose its entry through the full
+  // path): compiles it, if it qualifies (detail::compileCall).
   void compileSite(Site& s) {
-    s.compile_done = true;
+    s.run.compile_done = true;
     const Stmt& st = *s.stmt;
     auto c = std::make_unique<CompiledSite>();
     c->unit = st.unit;
@@ -552,104 +395,19 @@ class Machine::Impl {
     c->hbm_bytes = state_.hbm_bytes;
     c->serial = ++serials_;
     CompiledSite& kept = *(compiled_[s.stmt] = std::move(c));  // without entry until it fits
-    if (!compileInto(s, kept)) kept.entry = nullptr;
-    s.compiled = kept.entry != nullptr ? &kept : nullptr;
-  }
-
-  bool compileInto(Site& s, CompiledSite& c) {
-    const Stmt& st = *s.stmt;
-    const taidl::Instruction& inst = isa_.instructions[static_cast<size_t>(st.unit)];
-    size_t nreq = inst.requires_.size();
-    uint64_t all = nreq >= 64 ? ~uint64_t{0} : (uint64_t{1} << nreq) - 1;
-    if (nreq > 64 || s.proven != all || !s.attrs_fit || s.memo == nullptr ||
-        s.loop_lo.size() != s.loop_hi.size() || !flatInstruction(inst))
-      return false;
-    for (int32_t k = 0; k < inst.num_alpha; ++k) {
-      if (!st.attrs[static_cast<size_t>(k)].terms.empty()) return false;
-    }
-    Entry& e = *s.memo;
-    const taidl::CompiledWalk& cw = compiledWalk(st.unit);
-    std::vector<int64_t> regs = state_.regs;
-    taidl::WalkResult at, moved;
-    if (!cw.run(s.attrs, regs, at, all) || at.key.words != e.spec->key.words) return false;
-    // slot[j]: the attribute start j is (-1: a constant).
-    std::vector<int32_t> slot(at.starts.size(), -1);
-    std::vector<int64_t> attrs = s.attrs;
-    for (size_t k = static_cast<size_t>(inst.num_alpha); k < attrs.size(); ++k) {
-      if (attrs[k] == INT64_MAX) return false;
-      attrs[k] += 1;
-      bool ok = cw.run(attrs, regs, moved, all) && moved.starts.size() == at.starts.size() &&
-                moved.key.words == at.key.words;
-      attrs[k] -= 1;
-      if (!ok) return false;
-      for (size_t j = 0; j < at.starts.size(); ++j) {
-        int64_t d = moved.starts[j] - at.starts[j];
-        if (d != 0 && (d != 1 || slot[j] >= 0)) return false;
-        if (d == 1) slot[j] = static_cast<int32_t>(k);
-      }
-    }
-    c.cost = at.cost;
-    for (const detail::AccessPlan& a : e.accesses) {
-      if (!placeAccess(s, a, at, slot, c)) return false;
-    }
-    c.entry = &e;
-    return true;
-  }
-
-  // Adds access `a`'s byte offset as an affine function of the loop variables to `c`, if its
-  // starts provably stay inside the buffer.
-  bool placeAccess(const Site& s, const detail::AccessPlan& a, const taidl::WalkResult& at,
-                   const std::vector<int32_t>& slot, CompiledSite& c) {
-    if (a.start_offset + a.dims.size() > at.starts.size()) return false;
-    int64_t base = 0;
-    std::vector<int64_t> coeff(s.loop_lo.size(), 0);
-    for (size_t k = 0; k < a.dims.size(); ++k) {
-      size_t j = a.start_offset + k;
-      Affine start(at.starts[j]);
-      if (slot[j] >= 0) {
-        if (at.starts[j] != s.attrs[static_cast<size_t>(slot[j])]) return false;
-        start = s.stmt->attrs[static_cast<size_t>(slot[j])];
-      }
-      int64_t mn = 0, mx = 0;
-      int64_t dim = a.buffer == 0 ? state_.hbm_bytes : a.dims[k];
-      if (!affineRange(start, s.loop_lo, s.loop_hi, &mn, &mx) || mn < 0 || mx > dim - a.extent[k])
-        return false;
-      int64_t scale = a.stride[k] * a.elem, p = 0;  // the buffer's size bounds both factors
-      if (__builtin_mul_overflow(start.constant, scale, &p) ||
-          __builtin_add_overflow(base, p, &base))
-        return false;
-      for (const Affine::Term& t : start.terms) {
-        if (t.depth >= coeff.size() || __builtin_mul_overflow(t.coeff, scale, &p) ||
-            __builtin_add_overflow(coeff[t.depth], p, &coeff[t.depth]))
-          return false;
-      }
-    }
-    // Every partial sum of the evaluation stays in int64 over the loop ranges.
-    Affine offset(base);
-    for (size_t d = 0; d < coeff.size(); ++d) {
-      if (coeff[d] != 0) offset.terms.push_back({static_cast<uint32_t>(d), coeff[d]});
-    }
-    int64_t mn = 0, mx = 0;
-    if (!affineRange(offset, s.loop_lo, s.loop_hi, &mn, &mx)) return false;
-    auto access = static_cast<uint32_t>(c.base.size());
-    c.base.push_back(base);
-    c.offsets.push_back(base);
-    for (const Affine::Term& t : offset.terms)
-      c.terms.push_back({t.coeff, base, access, t.depth, &t == &offset.terms.front()});
-    return true;
+    detail::ExecutedCall call{&st,        s.attrs,   s.run.memo, s.run.proven, s.run.attrs_fit,
+                              &s.loop_lo, &s.loop_hi};
+    if (!detail::compileCall(isa_, compiledWalk(st.unit), state_.regs, state_.hbm_bytes, call,
+                             kept))
+      kept.entry = nullptr;
+    s.run.compiled = kept.entry != nullptr ? &kept : nullptr;
   }
 
   void compiledCall(const CompiledSite& c, const std::vector<int64_t>& loops,
                     bool disjoint = false) {
-    Entry& e = *c.entry;
-    int64_t* off = c.offsets.data();
-    const int64_t* loop = loops.data();
-    for (const CompiledSite::Term& t : c.terms) {
-      int64_t x = t.first ? t.start : off[t.access];
-      off[t.access] = x + t.coeff * loop[t.depth];
-    }
-    count(e, c.unit, c.cost);
-    exec_.executePlaced(e, state_, off, disjoint);
+    c.place(loops.data());
+    count(*c.entry, c.unit, c.cost);
+    exec_.executePlaced(*c.entry, state_, c.offsets.data(), disjoint);
   }
 
   // The start of a loop instance, as its fast body's disjointness proofs need it.
@@ -675,31 +433,31 @@ class Machine::Impl {
   // is a call compiled in this run (what block() would do for each then is compiledCall).
   void checkFast(Site& s) {
     if (!options_.compiled_sites || options_.trace) {
-      s.fast_state = Site::Fast::kNo;
+      s.run.fast_state = Site::Fast::kNo;
       return;
     }
     for (const Site& b : s.body) {
       if (b.stmt->kind != StmtKind::kCall || b.stmt->is_macro ||
-          (b.compile_done && b.compiled == nullptr)) {
-        s.fast_state = Site::Fast::kNo;
+          (b.run.compile_done && b.run.compiled == nullptr)) {
+        s.run.fast_state = Site::Fast::kNo;
         return;
       }
-      if (!b.compile_done) return;  // decided after a later iteration
+      if (!b.run.compile_done) return;  // decided after a later iteration
     }
     s.fast.clear();
     for (const Site& b : s.body)
-      s.fast.push_back(b.compiled);
+      s.fast.push_back(b.run.compiled);
     // The proofs are kept while the body's compilations are (an entry can only become known
     // not to batch since, which the proofs assumed it might).
     auto same = [](uint64_t id, const CompiledSite* c) { return id == c->serial; };
     if (!std::equal(s.disjoint_for.begin(), s.disjoint_for.end(), s.fast.begin(), s.fast.end(),
                     same)) {
-      s.fast_disjoint = fastDisjoint(s.fast, s.fast.front()->loop_lo.size() - 1);
+      s.fast_disjoint = detail::fastDisjoint(s.fast, s.fast.front()->loop_lo.size() - 1);
       s.disjoint_for.clear();
       for (const CompiledSite* c : s.fast)
         s.disjoint_for.push_back(c->serial);
     }
-    s.fast_state = Site::Fast::kYes;
+    s.run.fast_state = Site::Fast::kYes;
   }
 
   // Fills the byte counters of stats_ from the executions of each entry.
