@@ -86,8 +86,7 @@ bool placeAccess(const ExecutedCall& call, int64_t hbm_bytes, const AccessPlan& 
     int64_t dim = a.buffer == 0 ? hbm_bytes : a.dims[k];
     if (!affineRange(start, lo, hi, &mn, &mx) || mn < 0 || mx > dim - a.extent[k]) return false;
     int64_t scale = a.stride[k] * a.elem, p = 0;  // the buffer's size bounds both factors
-    if (__builtin_mul_overflow(start.constant, scale, &p) ||
-        __builtin_add_overflow(base, p, &base))
+    if (__builtin_mul_overflow(start.constant, scale, &p) || __builtin_add_overflow(base, p, &base))
       return false;
     for (const Affine::Term& t : start.terms) {
       if (t.depth >= coeff.size() || __builtin_mul_overflow(t.coeff, scale, &p) ||
