@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
 #include "hlo/evaluator_plan.h"
 #include "hlo/kernels/copy.h"
@@ -287,18 +288,29 @@ void reduceLoops(const ReduceNest& nest, const uint8_t* in, uint8_t* out) {
   });
 }
 
-// The typed reduce. Float add and multiply fold without a fixed operand order for two NaNs first;
-// NaN is absorbing for them, so an output that is not NaN never met two NaN operands and is exact.
-// If an output is NaN, the reduce runs again with the order fixed (docs/numerics.md).
+// Runs `loops` (called with std::bool_constant<kExact>) for a fold of kOp over kT: where the
+// operand order of two NaNs matters (float add and multiply), first without fixing it (fast);
+// NaN is absorbing for them, so an output that is not NaN never met two NaN operands and is
+// exact. If an output is NaN, `restart` resets the outputs and the loops run again with the order
+// fixed (docs/numerics.md).
+template <O kOp, P kT, typename Loops, typename Restart>
+void foldExactly(const uint8_t* out, int64_t out_count, Loops loops, Restart restart) {
+  if constexpr (kernels::kNanOrderMatters<kOp, kT>) {
+    loops(std::false_type{});
+    if (!kernels::anyNan<kT>(reinterpret_cast<const Native<kT>*>(out), out_count)) return;
+    restart();
+  }
+  loops(std::true_type{});
+}
+
+// The typed reduce (foldExactly).
 template <O kOp, P kT, bool kSwap>
 void fastReduce(const ReduceNest& nest, const uint8_t* in, const uint8_t* init, uint8_t* out,
                 int64_t out_count) {
-  reduceLoops<kOp, kT, kSwap, !kernels::kNanOrderMatters<kOp, kT>>(nest, in, out);
-  if constexpr (kernels::kNanOrderMatters<kOp, kT>) {
-    if (!kernels::anyNan<kT>(reinterpret_cast<const Native<kT>*>(out), out_count)) return;
-    kernels::fillElements(out, out_count, sizeof(Native<kT>), init);
-    reduceLoops<kOp, kT, kSwap, true>(nest, in, out);
-  }
+  foldExactly<kOp, kT>(
+      out, out_count,
+      [&](auto exact) { reduceLoops<kOp, kT, kSwap, decltype(exact)::value>(nest, in, out); },
+      [&] { kernels::fillElements(out, out_count, sizeof(Native<kT>), init); });
 }
 
 class ReduceStep final : public Step {
@@ -467,17 +479,16 @@ void windowLoops(const WindowTable& t, const uint8_t* in, const uint8_t* init, u
   });
 }
 
-// As fastReduce: without a fixed NaN operand order first, again with it if an output is NaN.
+// The typed reduce-window (foldExactly; every window starts from `init`, so nothing to reset).
 template <O kOp, P kT, bool kSwap>
 void fastWindow(const WindowTable& t, const uint8_t* in, const uint8_t* init, uint8_t* out) {
-  windowLoops<kOp, kT, kSwap, !kernels::kNanOrderMatters<kOp, kT>>(t, in, init, out);
-  if constexpr (kernels::kNanOrderMatters<kOp, kT>) {
-    int64_t count = 1;
-    for (int64_t d : t.out_dims)
-      count *= d;
-    if (!kernels::anyNan<kT>(reinterpret_cast<const Native<kT>*>(out), count)) return;
-    windowLoops<kOp, kT, kSwap, true>(t, in, init, out);
-  }
+  int64_t count = 1;
+  for (int64_t d : t.out_dims)
+    count *= d;
+  foldExactly<kOp, kT>(
+      out, count,
+      [&](auto exact) { windowLoops<kOp, kT, kSwap, decltype(exact)::value>(t, in, init, out); },
+      [] {});
 }
 
 class ReduceWindowStep final : public Step {
