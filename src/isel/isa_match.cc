@@ -875,8 +875,11 @@ bool IsaMatcher::tryPattern(int32_t pattern, ClassId x) {
   }
   const Unit& u = units_.units[static_cast<size_t>(p.unit)];
   State s = State::start(p, u);
-  std::vector<State> found;
-  std::vector<bool> verified;  // per found state: verify() already accepted it
+  struct Found {
+    State state;
+    bool verified = false;  // verify() already accepted it
+  };
+  std::vector<Found> found;
   matchNode(p, p.skeleton_root, x, s, [&](State& m) {
     if (found.size() >= 16 || !m.alpha.settle() || !bindUndetermined(p, u, m.alpha)) return;
     // The identity links first: they may fix an α the types leave open (Gemmini bias_load's
@@ -889,29 +892,27 @@ bool IsaMatcher::tryPattern(int32_t pattern, ClassId x) {
         State c = m;
         c.alpha = std::move(done);
         if (unifyIdentityLinks(p, c) && verify(p, c).empty()) {
-          found.push_back(std::move(c));
-          verified.push_back(true);
+          found.push_back({std::move(c), true});
           return;
         }
       }
       return;
     }
-    found.push_back(m);
-    verified.push_back(false);
+    found.push_back({m, false});
   });
   if (found.empty()) {
     fail(pattern, x, "operands do not have the instruction's structure or types");
     return false;
   }
   bool any = false;
-  for (size_t i = 0; i < found.size(); ++i) {
-    if (!verified[i]) {
-      if (std::string why = verify(p, found[i]); !why.empty()) {
+  for (Found& f : found) {
+    if (!f.verified) {
+      if (std::string why = verify(p, f.state); !why.empty()) {
         fail(pattern, x, why);
         continue;
       }
     }
-    accepted_.push_back({pattern, std::move(found[i])});
+    accepted_.push_back({pattern, std::move(f.state)});
     any = true;
   }
   return any;
