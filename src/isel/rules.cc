@@ -884,6 +884,66 @@ class ElementwiseVectorRows : public IrRule {
   }
 };
 
+// e(x, y...) = reshape(e(reshape(x, [N]), reshape(y, [N])...), dims(x)), N the element count:
+// exact for every type (each element is computed from the elements at its index, and a reshape
+// keeps the row-major order; scalar operands, as clamp's bounds may be, are shared). It lets units
+// whose semantics is a flat vector (Gemmini's HBM-to-HBM `add` over rows * cols bytes) compute
+// matrices.
+class ElementwiseFlatten : public IrRule {
+ public:
+  ElementwiseFlatten()
+      : IrRule({.name = "elementwise-flatten",
+                .identity = "e(x, y...) = reshape(e(reshape(x, [N]), reshape(y, [N])...), "
+                            "dims(x)), N the element count, e a unit's rank-1 operator",
+                .lhs_ops = {},
+                .rhs_ops = {HloOpcode::kReshape}}) {}
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
+    std::map<HloOpcode, std::set<hlo::PrimitiveType>> types;
+    for (const auto& [op, type] : needs.flat_elementwise)
+      types[op].insert(type);
+    std::vector<Rewrite> out;
+    for (const auto& entry : types) {
+      // A named copy: clang 14 cannot capture a structured binding.
+      const std::set<hlo::PrimitiveType> flat_types = entry.second;
+      out.push_back(elementwiseRewrite(
+          b, rewriteName(entry.first), entry.first, egraph::ApplierReads::kMatch,
+          [&b, flat_types](const OpDesc& e, ClassId,
+                           std::vector<ClassId> operands) -> std::optional<ClassId> {
+            if (e.shape.rank() < 2 || flat_types.count(e.shape.elementType()) == 0)
+              return std::nullopt;
+            int64_t n = e.shape.elementCount();
+            std::vector<ClassId> args;
+            for (ClassId x : operands)
+              args.push_back(b.shape(x).rank() == 0 ? x : b.reshape(x, {n}));
+            OpDesc flat = e;
+            flat.shape = hlo::Shape(e.shape.elementType(), {n});
+            return b.reshape(b.add(std::move(flat), args), e.shape.dims());
+          }));
+    }
+    return out;
+  }
+  std::vector<std::string> examples() const override {
+    return {entryModule(R"(
+  a = s8[4,6] parameter(0)
+  b = s8[4,6] parameter(1)
+  ROOT s = s8[4,6] add(a, b)
+)"),
+            entryModule(R"(
+  a = f32[2,3,4] parameter(0)
+  lo = f32[] parameter(1)
+  hi = f32[] parameter(2)
+  ROOT c = f32[2,3,4] clamp(lo, a, hi)
+)")};
+  }
+  IsaNeeds exampleNeeds() const override {
+    IsaNeeds n;
+    n.ops = {HloOpcode::kAdd, HloOpcode::kClamp};
+    n.flat_elementwise = {{HloOpcode::kAdd, hlo::PrimitiveType::kS8},
+                          {HloOpcode::kClamp, hlo::PrimitiveType::kF32}};
+    return n;
+  }
+};
+
 // e(x, y) = concatenate_d(e(x[block_i], y[block_i]) ...) along the rows (d = 0) or columns (d = 1),
 // in blocks of a unit's elementwise extent, each part also a slice of the whole: exact for every
 // type (each element is computed from the elements at its index). It lets units that work on one
@@ -1152,6 +1212,7 @@ std::vector<std::unique_ptr<IrRule>> makeLibrary() {
   rules.push_back(std::make_unique<ElementwiseSplit>(true));
   rules.push_back(std::make_unique<ElementwiseSplit>(false));
   rules.push_back(std::make_unique<ElementwiseVectorRows>());
+  rules.push_back(std::make_unique<ElementwiseFlatten>());
   rules.push_back(std::make_unique<FlattenOverConcat>());
   rules.push_back(std::make_unique<MovementOverConcat>());
   return rules;
@@ -1183,6 +1244,13 @@ IsaNeeds analyzeIsa(const taidl::Isa&, const UnitSet& units) {
   IsaNeeds needs;
   for (const UnitPattern& p : units.patterns) {
     const Unit& u = units.units[static_cast<size_t>(p.unit)];
+    // A unit that computes one elementwise operator over a flat vector (only its root: operators
+    // inside a larger computation, as a layernorm's, would flatten every kernel's operators for
+    // nothing).
+    const PatternNode& top = p.nodes[static_cast<size_t>(p.skeleton_root)];
+    const taidl::SymOp& top_op = p.sym->ops[static_cast<size_t>(top.op)];
+    if (top.input < 0 && elementwiseArity(top_op.opcode) != 0 && top_op.type.dims.size() == 1)
+      needs.flat_elementwise.insert({top_op.opcode, top_op.type.dtype});
     for (const PatternNode& n : p.nodes) {
       const taidl::SymOp& op = p.sym->ops[static_cast<size_t>(n.op)];
       if (n.input >= 0) continue;

@@ -39,6 +39,8 @@ struct IsaNeeds {
     std::set<int64_t> rows, cols;
   };
   std::map<std::pair<hlo::HloOpcode, hlo::PrimitiveType>, Extents> elementwise;
+  // The units' rank-1 elementwise operators, by result type (flat vectors: Gemmini's HBM `add`).
+  std::set<std::pair<hlo::HloOpcode, hlo::PrimitiveType>> flat_elementwise;
 };
 IsaNeeds analyzeIsa(const taidl::Isa& isa, const UnitSet& units);
 

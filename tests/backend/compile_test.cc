@@ -266,6 +266,18 @@ TEST(Compile, GemminiRowsAccumulatedInPlaceShareTheSlotsTheirSumsFill) {
   EXPECT_EQ(c.result.stats.orders_tried, 1u) << c.result.stats.text();
 }
 
+TEST(Compile, GemminiWrappingInt8AddIsTheHbmAddHelperOverTheFlatBytes) {
+  // The helper's semantics is a rank-1 add over rows * cols bytes; the kernel's add is rank 2.
+  // Without the elementwise-flatten rule no instruction computes it.
+  Case c = compileCase("isa/gemmini.taidl", "examples/gemmini/wrapping_add.hlo");
+  ASSERT_EQ(c.result.program.body.size(), 1u);
+  const oracle::Stmt& call = c.result.program.body[0];
+  EXPECT_EQ(c.isa.instructions[static_cast<size_t>(call.unit)].name.text, "add");
+  EXPECT_EQ(c.result.costs.spec, 16 * 32);  // the helper costs one per element
+  VerifyReport r = verify(c.isa, *c.kernel, c.result.program, {.sets = 3, .seed = 11});
+  EXPECT_TRUE(r.ok) << r.mismatch;
+}
+
 TEST(Compile, QkvWideProductLoadsItsTransposedHalvesAfterBothGemms) {
   // [64,64]x[64,128] on QKV: the result is assembled in d1 (all 128 rows of it) from two halves
   // transposed through HBM. In the walk's order the first half is loaded back right after the
