@@ -95,13 +95,14 @@ ENTRY main {
 }
 
 TEST_F(CompileCli, AnOversizedUnsaturatedAddFailsAtItsLine) {
-  // 2048x2048 int8 matrices (4 MiB each, beyond every scratchpad) added without the library's
+  // 8192x8192 int8 matrices (64 MiB each, beyond every scratchpad and beyond the 4096x4096
+  // elements of the HBM add helper, which computes a 2048x2048 one) added without the library's
   // saturation: no instruction computes it, and the diagnostic says so at once.
   std::string kernel = write("big.hlo", R"(HloModule big
 ENTRY main {
-  a = s8[2048,2048] parameter(0)
-  b = s8[2048,2048] parameter(1)
-  ROOT c = s8[2048,2048] add(a, b)
+  a = s8[8192,8192] parameter(0)
+  b = s8[8192,8192] parameter(1)
+  ROOT c = s8[8192,8192] add(a, b)
 }
 )");
   Outcome r = tacit("compile --isa " + source("isa/gemmini.taidl") + " " + kernel + " -o " +
