@@ -123,10 +123,6 @@ class Importer {
       r.bytes = r.shape.byteSize();
       r.value_class = root[i];
       r.bytes_class = flattenWithLayout(b_, root[i], r.shape, out_.file, entry->root()->loc());
-      // Also the result as a flat vector of its elements: units whose result is one (Gemmini's
-      // HBM-to-HBM helpers over rows * cols bytes) are matched from their root's type, so a
-      // result equal to an input (a copy) can be written by them.
-      if (r.shape.rank() >= 2) b_.reshape(root[i], {r.shape.elementCount()});
       offset += r.bytes;
       out_.results.push_back(r);
     }

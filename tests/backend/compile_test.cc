@@ -278,22 +278,6 @@ TEST(Compile, GemminiWrappingInt8AddIsTheHbmAddHelperOverTheFlatBytes) {
   EXPECT_TRUE(r.ok) << r.mismatch;
 }
 
-TEST(Compile, GemminiCopyOfAnInputWiderThanATileIsWrittenByAnHbmHelper) {
-  // The copy is the input's class (the same bytes), which no store writes in one call (a row of
-  // mvout_spad is one tile wide); the HBM helpers work on flat vectors and match the result's
-  // flat view (isel/kernel.cc). Without it: "no instruction can compute 'c'".
-  taidl::Isa isa = taidl::loadIsaFile(path("isa/gemmini.taidl"));
-  auto kernel = hlo::parseModule(R"(HloModule copy
-ENTRY main {
-  a = s8[16,32] parameter(0)
-  ROOT c = s8[16,32] copy(a)
-})",
-                                 "copy.hlo");
-  CompileResult result = compile(isa, *kernel, {});
-  VerifyReport r = verify(isa, *kernel, result.program, {.sets = 2, .seed = 13});
-  EXPECT_TRUE(r.ok) << r.mismatch;
-}
-
 TEST(Compile, QkvWideProductLoadsItsTransposedHalvesAfterBothGemms) {
   // [64,64]x[64,128] on QKV: the result is assembled in d1 (all 128 rows of it) from two halves
   // transposed through HBM. In the walk's order the first half is loaded back right after the
