@@ -23,13 +23,6 @@ uint32_t hashBytes(std::string_view s) {
   return static_cast<uint32_t>(detail::hashFinish(h));
 }
 
-void appendLE(std::string& out, uint64_t v, int bytes) {
-  char buf[8];
-  for (int i = 0; i < bytes; ++i)
-    buf[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
-  out.append(buf, static_cast<size_t>(bytes));
-}
-
 uint64_t readLE(const char* p, int bytes) {
   uint64_t v = 0;
   for (int i = 0; i < bytes; ++i)
@@ -52,18 +45,9 @@ bool validOpName(std::string_view name) {
 // ---------------------------------------------------------------------------------------------
 // AttrWriter / AttrReader
 
-AttrWriter& AttrWriter::ints(std::span<const int64_t> v) {
-  if (v.size() > UINT32_MAX) throw EGraphError("AttrWriter::ints: list too long");
-  bytes_.reserve(bytes_.size() + 4 + 8 * v.size());
-  appendLE(bytes_, v.size(), 4);
-  for (int64_t x : v)
-    i64(x);
-  return *this;
-}
-
 AttrWriter& AttrWriter::str(std::string_view v) {
   if (v.size() > UINT32_MAX) throw EGraphError("AttrWriter::str: string too long");
-  appendLE(bytes_, v.size(), 4);
+  appendLE(v.size(), 4);
   bytes_.append(v);
   return *this;
 }

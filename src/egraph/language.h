@@ -36,25 +36,24 @@ inline constexpr int kVariadic = -1;
 // appear under one operator.
 class AttrWriter {
  public:
-  // u8 and i64 are inline: the isel rules encode an attribute for every node they build.
+  // u8, i64 and intsOf are inline: the isel rules encode an attribute for every node they build.
   AttrWriter& u8(uint8_t v) {
     bytes_.push_back(static_cast<char>(v));
     return *this;
   }
   AttrWriter& i64(int64_t v) {
-    char le[8];
-    for (int i = 0; i < 8; ++i)
-      le[i] = static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xFF);
-    bytes_.append(le, sizeof le);
+    appendLE(static_cast<uint64_t>(v), 8);
     return *this;
   }
-  AttrWriter& ints(std::span<const int64_t> v);
+  AttrWriter& ints(std::span<const int64_t> v) {
+    return intsOf(v.size(), [&](size_t i) { return v[i]; });
+  }
   // The same bytes as ints() of {get(0), ..., get(n - 1)}, without building that list.
   template <typename Get>
   AttrWriter& intsOf(size_t n, Get get) {
-    if (n > UINT32_MAX) throw EGraphError("AttrWriter::intsOf: list too long");
-    for (int i = 0; i < 4; ++i)
-      bytes_.push_back(static_cast<char>((n >> (8 * i)) & 0xFF));
+    if (n > UINT32_MAX) throw EGraphError("AttrWriter: list too long");
+    bytes_.reserve(bytes_.size() + 4 + 8 * n);
+    appendLE(n, 4);
     for (size_t i = 0; i < n; ++i)
       i64(get(i));
     return *this;
@@ -73,6 +72,13 @@ class AttrWriter {
   void clear() { bytes_.clear(); }
 
  private:
+  void appendLE(uint64_t v, int count) {
+    char le[8];
+    for (int i = 0; i < count; ++i)
+      le[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+    bytes_.append(le, static_cast<size_t>(count));
+  }
+
   std::string bytes_;
 };
 
