@@ -127,6 +127,24 @@ Rewrite elementwiseRewrite(
       .reads(reads);
 }
 
+// One elementwise rewrite per operator of `by_op` (named after the rule and the operator; each
+// reads only its match), whose applier also gets the operator's entry: the rules that reshape or
+// tile the operators the units compute, per operator and type.
+template <typename Info, typename Apply>
+std::vector<Rewrite> elementwisePerOperator(IrBuilder& b, const IrRule& rule,
+                                            const std::map<HloOpcode, Info>& by_op, Apply apply) {
+  std::vector<Rewrite> out;
+  for (const auto& entry : by_op) {
+    const Info info = entry.second;  // a named copy: clang 14 cannot capture a structured binding
+    out.push_back(elementwiseRewrite(
+        b, rule.rewriteName(entry.first), entry.first, egraph::ApplierReads::kMatch,
+        [apply, info](const OpDesc& e, ClassId whole, std::vector<ClassId> operands) {
+          return apply(e, whole, std::move(operands), info);
+        }));
+  }
+  return out;
+}
+
 // The elementwise operator `e` applied to the [start, limit) block of its operands along `dim`
 // (scalar operands, as clamp's bounds may be, are shared).
 ClassId elementwisePart(IrBuilder& b, const OpDesc& e, const std::vector<ClassId>& operands,
@@ -833,36 +851,31 @@ class ElementwiseVectorRows : public IrRule {
                 .lhs_ops = {},
                 .rhs_ops = {HloOpcode::kReshape, HloOpcode::kSlice, HloOpcode::kConcatenate}}) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
-    std::vector<Rewrite> out;
     std::map<HloOpcode, std::map<hlo::PrimitiveType, std::set<int64_t>>> cols;
     for (const auto& [key, extents] : needs.elementwise)
       cols[key.first][key.second] = extents.cols;
-    for (const auto& entry : cols) {
-      // A named copy: clang 14 cannot capture a structured binding.
-      const std::map<hlo::PrimitiveType, std::set<int64_t>> by_type = entry.second;
-      out.push_back(elementwiseRewrite(
-          b, rewriteName(entry.first), entry.first, egraph::ApplierReads::kMatch,
-          [&b, by_type](const OpDesc& e, ClassId whole,
-                        std::vector<ClassId> operands) -> std::optional<ClassId> {
-            auto it = by_type.find(e.shape.elementType());
-            if (e.shape.rank() != 1 || it == by_type.end()) return std::nullopt;
-            int64_t n = e.shape.dim(0);
-            auto width = it->second.count(n) ? std::optional<int64_t>(n) : tileBelow(it->second, n);
-            if (!width) return std::nullopt;
-            int64_t c = *width;
-            auto row = [&](int64_t at, int64_t end) {
-              std::vector<ClassId> args;
-              for (ClassId x : operands)
-                args.push_back(
-                    b.shape(x).rank() == 0 ? x : b.reshape(sliceDim(b, x, 0, at, end), {1, c}));
-              OpDesc desc = e;
-              desc.shape = hlo::Shape(e.shape.elementType(), {1, c});
-              return b.reshape(b.add(std::move(desc), args), {c});
-            };
-            return c == n ? row(0, n) : tiled(b, whole, 0, n, c, row);
-          }));
-    }
-    return out;
+    return elementwisePerOperator(
+        b, *this, cols,
+        [&b](const OpDesc& e, ClassId whole, std::vector<ClassId> operands,
+             const std::map<hlo::PrimitiveType, std::set<int64_t>>& by_type)
+            -> std::optional<ClassId> {
+          auto it = by_type.find(e.shape.elementType());
+          if (e.shape.rank() != 1 || it == by_type.end()) return std::nullopt;
+          int64_t n = e.shape.dim(0);
+          auto width = it->second.count(n) ? std::optional<int64_t>(n) : tileBelow(it->second, n);
+          if (!width) return std::nullopt;
+          int64_t c = *width;
+          auto row = [&](int64_t at, int64_t end) {
+            std::vector<ClassId> args;
+            for (ClassId x : operands)
+              args.push_back(
+                  b.shape(x).rank() == 0 ? x : b.reshape(sliceDim(b, x, 0, at, end), {1, c}));
+            OpDesc desc = e;
+            desc.shape = hlo::Shape(e.shape.elementType(), {1, c});
+            return b.reshape(b.add(std::move(desc), args), {c});
+          };
+          return c == n ? row(0, n) : tiled(b, whole, 0, n, c, row);
+        });
   }
   std::vector<std::string> examples() const override {
     return {entryModule(R"(
@@ -901,26 +914,20 @@ class ElementwiseFlatten : public IrRule {
     std::map<HloOpcode, std::set<hlo::PrimitiveType>> types;
     for (const auto& [op, type] : needs.flat_elementwise)
       types[op].insert(type);
-    std::vector<Rewrite> out;
-    for (const auto& entry : types) {
-      // A named copy: clang 14 cannot capture a structured binding.
-      const std::set<hlo::PrimitiveType> flat_types = entry.second;
-      out.push_back(elementwiseRewrite(
-          b, rewriteName(entry.first), entry.first, egraph::ApplierReads::kMatch,
-          [&b, flat_types](const OpDesc& e, ClassId,
-                           std::vector<ClassId> operands) -> std::optional<ClassId> {
-            if (e.shape.rank() < 2 || flat_types.count(e.shape.elementType()) == 0)
-              return std::nullopt;
-            int64_t n = e.shape.elementCount();
-            std::vector<ClassId> args;
-            for (ClassId x : operands)
-              args.push_back(b.shape(x).rank() == 0 ? x : b.reshape(x, {n}));
-            OpDesc flat = e;
-            flat.shape = hlo::Shape(e.shape.elementType(), {n});
-            return b.reshape(b.add(std::move(flat), args), e.shape.dims());
-          }));
-    }
-    return out;
+    return elementwisePerOperator(
+        b, *this, types,
+        [&b](const OpDesc& e, ClassId, std::vector<ClassId> operands,
+             const std::set<hlo::PrimitiveType>& flat_types) -> std::optional<ClassId> {
+          if (e.shape.rank() < 2 || flat_types.count(e.shape.elementType()) == 0)
+            return std::nullopt;
+          int64_t n = e.shape.elementCount();
+          std::vector<ClassId> args;
+          for (ClassId x : operands)
+            args.push_back(b.shape(x).rank() == 0 ? x : b.reshape(x, {n}));
+          OpDesc flat = e;
+          flat.shape = hlo::Shape(e.shape.elementType(), {n});
+          return b.reshape(b.add(std::move(flat), args), e.shape.dims());
+        });
   }
   std::vector<std::string> examples() const override {
     return {entryModule(R"(
@@ -959,35 +966,28 @@ class ElementwiseSplit : public IrRule {
                 .rhs_ops = {HloOpcode::kConcatenate, HloOpcode::kSlice}}),
         rows_(rows) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
-    std::vector<Rewrite> out;
     int64_t dim = rows_ ? 0 : 1;
-    std::set<HloOpcode> ops;
+    std::map<HloOpcode, std::map<hlo::PrimitiveType, std::set<int64_t>>> sizes;
     for (const auto& [key, extents] : needs.elementwise)
-      ops.insert(key.first);
-    for (HloOpcode op : ops) {
-      std::map<hlo::PrimitiveType, std::set<int64_t>> sizes_of;
-      for (const auto& [key, extents] : needs.elementwise) {
-        if (key.first == op) sizes_of[key.second] = rows_ ? extents.rows : extents.cols;
-      }
-      out.push_back(elementwiseRewrite(
-          b, rewriteName(op), op, egraph::ApplierReads::kMatch,
-          [&b, dim, sizes_of](const OpDesc& e, ClassId whole,
-                              std::vector<ClassId> operands) -> std::optional<ClassId> {
-            auto it = sizes_of.find(e.shape.elementType());
-            if (e.shape.rank() != 2 || it == sizes_of.end() || it->second.empty())
-              return std::nullopt;
-            const std::set<int64_t>& sizes = it->second;
-            int64_t extent = e.shape.dim(dim);
-            // Only beyond every unit's extent: within it a unit may take the whole.
-            if (extent <= *sizes.rbegin()) return std::nullopt;
-            auto tile = tileBelow(sizes, extent);
-            if (!tile) return std::nullopt;
-            return tiled(b, whole, dim, extent, *tile, [&](int64_t at, int64_t end) {
-              return elementwisePart(b, e, operands, dim, at, end);
-            });
-          }));
-    }
-    return out;
+      sizes[key.first][key.second] = rows_ ? extents.rows : extents.cols;
+    return elementwisePerOperator(
+        b, *this, sizes,
+        [&b, dim](const OpDesc& e, ClassId whole, std::vector<ClassId> operands,
+                  const std::map<hlo::PrimitiveType, std::set<int64_t>>& sizes_of)
+            -> std::optional<ClassId> {
+          auto it = sizes_of.find(e.shape.elementType());
+          if (e.shape.rank() != 2 || it == sizes_of.end() || it->second.empty())
+            return std::nullopt;
+          const std::set<int64_t>& unit_sizes = it->second;
+          int64_t extent = e.shape.dim(dim);
+          // Only beyond every unit's extent: within it a unit may take the whole.
+          if (extent <= *unit_sizes.rbegin()) return std::nullopt;
+          auto tile = tileBelow(unit_sizes, extent);
+          if (!tile) return std::nullopt;
+          return tiled(b, whole, dim, extent, *tile, [&](int64_t at, int64_t end) {
+            return elementwisePart(b, e, operands, dim, at, end);
+          });
+        });
   }
   std::vector<std::string> examples() const override {
     return {entryModule(R"(

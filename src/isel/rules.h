@@ -66,8 +66,6 @@ class IrRule {
   // ISA needs they should be tested under).
   virtual std::vector<std::string> examples() const = 0;
   virtual IsaNeeds exampleNeeds() const { return {}; }
-
- protected:
   // The name of the rule's rewrite for one operator (rules with a rewrite per operator).
   std::string rewriteName(hlo::HloOpcode op) const;
 
