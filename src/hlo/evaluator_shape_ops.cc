@@ -136,7 +136,9 @@ class DynamicSliceStep final : public Step {
   DynamicSliceStep(DynamicStart start, CopyNest nest, int src, int dst)
       : start_(std::move(start)), nest_(std::move(nest)), src_(src), dst_(dst) {}
   void run(uint8_t* const* slots) override {
-    nest_.run(slots[src_] + start_.offset(slots), slots[dst_]);
+    int64_t off = start_.offset(slots);  // checks the start even when nothing is copied
+    // An empty slice copies nothing; its operand may be empty too (no buffer to offset).
+    if (nest_.elementCount() > 0) nest_.run(slots[src_] + off, slots[dst_]);
   }
 
  private:
@@ -158,7 +160,7 @@ class DynamicUpdateSliceStep final : public Step {
   void run(uint8_t* const* slots) override {
     int64_t off = start_.offset(slots);  // before writing: indices may not alias the result
     if (bytes_) std::memmove(slots[dst_], slots[operand_], bytes_);
-    nest_.run(slots[update_], slots[dst_] + off);
+    if (nest_.elementCount() > 0) nest_.run(slots[update_], slots[dst_] + off);
   }
 
  private:
@@ -169,9 +171,11 @@ class DynamicUpdateSliceStep final : public Step {
 };
 
 // Adds a step copying `src` (dims, strides in elements, byte offset) into a fresh or given slot.
+// An empty copy adds none: its slots may be empty buffers, with no address to offset.
 void addCopy(Planner& p, int elem, const std::vector<int64_t>& dims,
              const std::vector<int64_t>& src_strides, int src, int64_t src_off,
              const std::vector<int64_t>& dst_strides, int dst, int64_t dst_off) {
+  if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return;
   p.addStep(std::make_unique<CopyStep>(CopyNest(elem, dims, src_strides, dst_strides), src,
                                        src_off * elem, dst, dst_off * elem));
 }
