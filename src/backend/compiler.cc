@@ -1,5 +1,6 @@
 #include "backend/compiler.h"
 
+#include <iomanip>
 #include <sstream>
 
 #include "alloc/allocator.h"
@@ -27,6 +28,12 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string secondsText(double seconds) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(2) << seconds << " s";
+  return out.str();
 }
 
 }  // namespace
@@ -80,6 +87,7 @@ CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
   auto extractor = selector.extractor(options.extract);
   std::optional<CompileResult> best;
   std::string last_failure;
+  bool out_of_time = false;
   stats.stop = "every candidate within the size bound was examined";
   while (true) {
     if (stats.candidates >= options.max_candidates) {
@@ -88,6 +96,7 @@ CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
     }
     if (Clock::now() - start > options.time_limit) {
       stats.stop = "time limit";
+      out_of_time = true;
       break;
     }
     if (best) {
@@ -136,7 +145,18 @@ CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
     }
   }
   if (!best) {
-    if (stats.candidates == 0) throw DiagnosticError(noCandidate(selector, stats.saturation));
+    // Phase 1 may have used the whole time limit: whether it found a candidate decides what the
+    // user is told (a computable kernel must not be reported as inexpressible).
+    if (stats.candidates == 0 && (!out_of_time || !extractor->next()))
+      throw DiagnosticError(noCandidate(selector, stats.saturation));
+    if (stats.candidates == 0) {
+      fail(kernel.sourceFile(), {},
+           "the time limit (" +
+               secondsText(std::chrono::duration<double>(options.time_limit).count()) +
+               ") was reached before any instruction graph could be placed: phase 1 took " +
+               secondsText(stats.import_seconds + stats.saturate_seconds),
+           "raise --time-limit");
+    }
     fail(kernel.sourceFile(), {},
          "no instruction graph of the kernel can be placed in the ISA's buffers (" +
              std::to_string(stats.candidates) + " candidates tried; last: " + last_failure + ")",
