@@ -147,9 +147,9 @@ CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
   if (!best) {
     // Phase 1 may have used the whole time limit: whether it found a candidate decides what the
     // user is told (a computable kernel must not be reported as inexpressible).
-    if (stats.candidates == 0 && (!out_of_time || !extractor->next()))
-      throw DiagnosticError(noCandidate(selector, stats.saturation));
     if (stats.candidates == 0) {
+      if (!out_of_time || !extractor->next())
+        throw DiagnosticError(noCandidate(selector, stats.saturation));
       fail(kernel.sourceFile(), {},
            "the time limit (" +
                secondsText(std::chrono::duration<double>(options.time_limit).count()) +

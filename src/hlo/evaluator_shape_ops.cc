@@ -175,9 +175,9 @@ class DynamicUpdateSliceStep final : public Step {
 void addCopy(Planner& p, int elem, const std::vector<int64_t>& dims,
              const std::vector<int64_t>& src_strides, int src, int64_t src_off,
              const std::vector<int64_t>& dst_strides, int dst, int64_t dst_off) {
-  if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return;
-  p.addStep(std::make_unique<CopyStep>(CopyNest(elem, dims, src_strides, dst_strides), src,
-                                       src_off * elem, dst, dst_off * elem));
+  CopyNest nest(elem, dims, src_strides, dst_strides);
+  if (nest.elementCount() == 0) return;
+  p.addStep(std::make_unique<CopyStep>(std::move(nest), src, src_off * elem, dst, dst_off * elem));
 }
 
 const Value& single(const Planner& p, const HloInstruction& inst, std::span<const Value> ops) {
