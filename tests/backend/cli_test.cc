@@ -112,14 +112,18 @@ ENTRY main {
   EXPECT_FALSE(fs::exists(path("out.tasm")));
 }
 
-TEST_F(CompileCli, UnplaceableCandidatesReportTheAllocationFailure) {
+TEST_F(CompileCli, ATimeLimitTheKernelCannotMeetFailsWithoutOutput) {
   // QKV's buffers are 64 wide: a 128-column product needs a column tiling whose every row is
-  // loaded and stored by itself. Within a tiny time limit the allocator gives up and says why.
+  // loaded and stored by itself, and its search takes several times the 50 ms allowed here (0.3
+  // to 0.9 s on the 2-core machine; the limit was 0.5 s until phase 1 became fast enough to
+  // finish within it on a calm machine). The compiler stops and says it reached the time limit.
   Outcome r = tacit("compile --isa " + source("isa/qkv.taidl") + " " +
                     source("examples/qkv/matmul_128x64x128.hlo") + " -o " + path("out.tasm") +
-                    " --time-limit 0.5");
+                    " --time-limit 0.05");
   EXPECT_NE(r.status, 0);
+  // Phase 1 stops at the limit with or without a candidate (unoptimised builds: without).
   EXPECT_NE(r.err.find("error:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("time limit"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(path("out.tasm")));
 }
 
