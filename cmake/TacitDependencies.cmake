@@ -11,6 +11,14 @@ endfunction()
 
 find_package(Threads REQUIRED)
 
+# Xbyak: the x86 code generator (header-only) that compiles the evaluator's fused elementwise
+# runs to AVX-512 code (src/hlo/evaluator_native.cc). Only that file includes it.
+find_path(XBYAK_INCLUDE_DIR xbyak/xbyak.h)
+if(XBYAK_INCLUDE_DIR)
+  set(XBYAK_FOUND TRUE)
+endif()
+tacit_require_package(XBYAK_FOUND "Xbyak" libxbyak-dev)
+
 # Gecode: constraint programming for scratchpad allocation (libgecode-dev ships no CMake config).
 find_path(GECODE_INCLUDE_DIR gecode/int.hh)
 find_library(GECODE_INT_LIB gecodeint)

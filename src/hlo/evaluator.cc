@@ -289,6 +289,55 @@ size_t PlanImpl::workspaceBytes() const {
   return n;
 }
 
+size_t PlanImpl::nativeRunCount() const {
+  size_t n = 0;
+  for (const auto& step : steps)
+    n += step->native() != nullptr ? 1 : 0;
+  for (const auto& sub : sub_plans)
+    n += sub->nativeRunCount();
+  return n;
+}
+
+// One native step whose code reads only inputs and constants and writes every output (once,
+// each output its own slot): run() would only point the slots at the caller's buffers.
+std::optional<DirectKernel> PlanImpl::directKernel() const {
+  if (steps.size() != 1 || steps[0]->native() == nullptr) return std::nullopt;
+  const NativeCode& code = *steps[0]->native();
+  DirectKernel k;
+  k.fn = code.fn;
+  k.n = code.n;
+  k.loads_before_stores = code.loads_before_stores;
+  std::vector<bool> written(output_slots.size(), false);
+  for (size_t a = 0; a < code.args.size(); ++a) {
+    int slot = code.args[a];
+    auto in = std::find(input_slots.begin(), input_slots.end(), slot);
+    auto out = std::find(output_slots.begin(), output_slots.end(), slot);
+    DirectKernel::Arg arg;
+    if (out != output_slots.end()) {
+      auto o = static_cast<size_t>(out - output_slots.begin());
+      if (!code.stored[a] || written[o] || in != input_slots.end() ||
+          std::count(output_slots.begin(), output_slots.end(), slot) != 1)
+        return std::nullopt;
+      written[o] = true;
+      arg.kind = DirectKernel::Arg::Kind::kOutput;
+      arg.index = static_cast<int>(o);
+    } else if (code.stored[a]) {
+      return std::nullopt;  // a temporary the caller does not see
+    } else if (in != input_slots.end()) {
+      arg.kind = DirectKernel::Arg::Kind::kInput;
+      arg.index = static_cast<int>(in - input_slots.begin());
+    } else if (slot_info[static_cast<size_t>(slot)].kind == SlotKind::kConstant) {
+      arg.kind = DirectKernel::Arg::Kind::kFixed;
+      arg.fixed = home_[static_cast<size_t>(slot)];
+    } else {
+      return std::nullopt;
+    }
+    k.args.push_back(arg);
+  }
+  if (std::find(written.begin(), written.end(), false) != written.end()) return std::nullopt;
+  return k;
+}
+
 void PlanImpl::run(const void* const* inputs, size_t input_count, void* const* outputs,
                    size_t output_count) {
   if (input_count != input_slots.size() || output_count != output_slots.size()) {
@@ -383,6 +432,7 @@ Value Planner::newConstantOwned(const Shape& shape, AlignedBytes data) {
 
 PlanImpl& Planner::compileSubPlan(const HloComputation& computation) {
   auto sub = std::make_unique<PlanImpl>();
+  sub->native_elementwise = options_.native_elementwise;
   Planner planner(*sub, options_, file_, allocate_, depth_ + 1);
   planner.setInFusion(in_fusion_);
   if (depth_ + 1 > kMaxCallDepth) {
@@ -847,6 +897,14 @@ const std::vector<Shape>& EvalPlan::outputShapes() const {
 }
 size_t EvalPlan::workspaceBytes() const {
   return impl_->workspaceBytes();
+}
+
+size_t EvalPlan::nativeRunCount() const {
+  return impl_->nativeRunCount();
+}
+
+std::optional<DirectKernel> EvalPlan::directKernel() const {
+  return impl_->directKernel();
 }
 
 void EvalPlan::run(std::span<const void* const> inputs, std::span<void* const> outputs) {

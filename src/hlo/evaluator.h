@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -52,11 +53,34 @@ struct EvalOptions {
   // Iterations one execution of a `while` may take before run() fails (guards against hangs).
   int64_t max_while_iterations = 1'000'000;
   DynamicIndexMode dynamic_index_mode = DynamicIndexMode::kClamp;
+  // Fused runs of elementwise operations may be compiled to AVX-512 code (docs/numerics.md, "Native
+  // elementwise runs"); results are identical either way. Off: every run is interpreted.
+  bool native_elementwise = true;
 };
 
 namespace detail {
 class PlanImpl;
 }
+
+// A plan that is one native elementwise run reading its inputs and writing its outputs where the
+// caller's buffers are (EvalPlan::directKernel): the caller may call `fn` itself, skipping run()'s
+// checks. `args[k]` says what base pointer k is; every element is at base + i * its size.
+struct DirectKernel {
+  using Fn = void (*)(uint8_t* const* bases, int64_t n);
+  struct Arg {
+    enum class Kind : uint8_t { kInput, kOutput, kFixed };
+    Kind kind = Kind::kInput;
+    int index = -1;            // kInput / kOutput: the run() input or output
+    uint8_t* fixed = nullptr;  // kFixed: a constant of the plan
+  };
+  Fn fn = nullptr;
+  int64_t n = 0;
+  std::vector<Arg> args;
+  // Every input is loaded before any output is stored, per group of eight elements: an output
+  // may then be exactly an input (the same address and size). Any other overlap of an output
+  // with an input needs run().
+  bool loads_before_stores = false;
+};
 
 class EvalPlan {
  public:
@@ -75,6 +99,11 @@ class EvalPlan {
   const std::vector<Shape>& outputShapes() const;
   // Bytes of preallocated intermediate, constant and workspace memory.
   size_t workspaceBytes() const;
+  // Fused elementwise runs compiled to native code (EvalOptions::native_elementwise), over this
+  // plan and the plans it calls: for tests and benchmarks.
+  size_t nativeRunCount() const;
+  // The plan as one native kernel, or nullopt (see DirectKernel).
+  std::optional<DirectKernel> directKernel() const;
 
   // Runs the plan: inputs[i] holds inputShapes()[i], outputs[i] receives outputShapes()[i]
   // (byteSize() bytes each; null is allowed for empty arrays). The spans' sizes must match.

@@ -58,7 +58,8 @@ Value compileUnary(Planner& p, const HloInstruction& inst, const Value& x) {
   }
   Value out = p.newTemp(inst.shape());
   p.addStep(std::make_unique<ElementwiseStep>(
-      ElementwiseOp::unaryOf(fn, x.slot(), out.slot(), x.shape.elementCount())));
+      ElementwiseOp::unaryOf(fn, x.slot(), out.slot(), x.shape.elementCount())
+          .computing(inst.opcode(), t, inst.shape().elementType())));
   return out;
 }
 
@@ -71,10 +72,10 @@ Value compileBinary(Planner& p, const HloInstruction& inst, const Value& a, cons
                      typeName(b.shape.elementType()));
   }
   BinaryFn fn;
+  bool total = false;
   if (inst.opcode() == HloOpcode::kCompare) {
     if (inst.shape().elementType() != PrimitiveType::kPred) p.fail(inst, "result must be pred");
     if (!inst.attrs().direction) p.fail(inst, "missing direction=");
-    bool total = false;
     if (inst.attrs().comparison_type) {
       ComparisonType ct = *inst.attrs().comparison_type;
       bool ok = isFloat(t) ? (ct == ComparisonType::kFloat || ct == ComparisonType::kTotalOrder)
@@ -93,8 +94,14 @@ Value compileBinary(Planner& p, const HloInstruction& inst, const Value& a, cons
   }
   if (fn == nullptr) p.fail(inst, inst.opcodeSpelling() + " is not defined on " + typeName(t));
   Value out = p.newTemp(inst.shape());
-  p.addStep(std::make_unique<ElementwiseStep>(
-      ElementwiseOp::binaryOf(fn, a.slot(), b.slot(), out.slot(), a.shape.elementCount())));
+  ElementwiseOp op =
+      ElementwiseOp::binaryOf(fn, a.slot(), b.slot(), out.slot(), a.shape.elementCount());
+  op.computing(inst.opcode(), t, inst.shape().elementType());
+  if (inst.opcode() == HloOpcode::kCompare) {
+    op.direction = *inst.attrs().direction;
+    op.total_order = total;
+  }
+  p.addStep(std::make_unique<ElementwiseStep>(op));
   return out;
 }
 
@@ -120,7 +127,8 @@ Value compileSelect(Planner& p, const HloInstruction& inst, std::span<const Valu
   Value out = p.newTemp(inst.shape());
   p.addStep(std::make_unique<ElementwiseStep>(
       ElementwiseOp::selectOf(kernels::selectKernel(type), pred.slot(), ps, t.slot(), f.slot(),
-                              out.slot(), inst.shape().elementCount())));
+                              out.slot(), inst.shape().elementCount())
+          .computing(HloOpcode::kSelect, type, type)));
   return out;
 }
 
@@ -136,8 +144,10 @@ Value compileClamp(Planner& p, const HloInstruction& inst, std::span<const Value
   ClampFn fn = kernels::clampKernel(type);
   if (fn == nullptr) p.fail(inst, "clamp is not defined on " + typeName(type));
   Value out = p.newTemp(inst.shape());
-  p.addStep(std::make_unique<ElementwiseStep>(ElementwiseOp::clampOf(
-      fn, lo.slot(), ls, x.slot(), hi.slot(), hs, out.slot(), inst.shape().elementCount())));
+  p.addStep(std::make_unique<ElementwiseStep>(ElementwiseOp::clampOf(fn, lo.slot(), ls, x.slot(),
+                                                                     hi.slot(), hs, out.slot(),
+                                                                     inst.shape().elementCount())
+                                                  .computing(HloOpcode::kClamp, type, type)));
   return out;
 }
 
@@ -214,8 +224,10 @@ Value compileConvert(Planner& p, const HloInstruction& inst, std::span<const Val
     requireSameDims(p, inst, x, "operand");
     if (from == to) return Value{inst.shape(), x.leaves};
     Value out = p.newTemp(inst.shape());
-    p.addStep(std::make_unique<ElementwiseStep>(ElementwiseOp::unaryOf(
-        kernels::convertKernel(from, to), x.slot(), out.slot(), x.shape.elementCount())));
+    p.addStep(std::make_unique<ElementwiseStep>(
+        ElementwiseOp::unaryOf(kernels::convertKernel(from, to), x.slot(), out.slot(),
+                               x.shape.elementCount())
+            .computing(HloOpcode::kConvert, from, to)));
     return out;
   }
   // bitcast-convert: the bytes stay; only the type (and for different widths, the trailing
@@ -252,20 +264,9 @@ namespace {
 // lives in a chunk-sized scratch buffer instead of the arena.
 class FusedStep final : public Step {
  public:
-  static constexpr int64_t kChunk = 64;  // elements; a multiple of 64 keeps chunks aligned
-
-  // Where an operand or result is: a slot advancing with the chunk, a slot read at its start by
-  // every chunk (a broadcast scalar, or a constant repeating with period kChunk), or scratch.
-  struct Ref {
-    enum class Mode : uint8_t { kSlot, kFixed, kScratch };
-    Mode mode = Mode::kSlot;
-    int slot = -1;
-    size_t bytes = 0;  // kSlot: bytes per element; kScratch: offset in the scratch buffer
-  };
-  struct Op {
-    ElementwiseOp desc;
-    Ref in[3], out;
-  };
+  static constexpr int64_t kChunk = kFusedChunk;
+  using Ref = FusedRef;
+  using Op = FusedOp;
 
   FusedStep(std::vector<Op> ops, int64_t n, size_t scratch_bytes)
       : ops_(std::move(ops)), n_(n), scratch_bytes_(scratch_bytes) {}
@@ -312,7 +313,8 @@ void PlanImpl::fuseElementwise() {
   std::vector<ElementwiseOp> ops(count);
   std::vector<bool> fusable(count, false);
   for (size_t k = 0; k < count; ++k)
-    fusable[k] = steps[k]->elementwise(&ops[k]) && ops[k].n > kChunk;
+    fusable[k] = steps[k]->elementwise(&ops[k]) &&
+                 (ops[k].n > kChunk || (native_elementwise && ops[k].n >= 8));
   struct Group {
     size_t first, last;
   };
@@ -331,7 +333,8 @@ void PlanImpl::fuseElementwise() {
   // Constants that repeat with period kChunk are kept as their first chunk when every step of
   // the plan is in the one fused run (then nothing else reads them).
   std::vector<bool> periodic(slot_info.size(), false);
-  if (groups.size() == 1 && groups[0].first == 0 && groups[0].last + 1 == count) {
+  if (groups.size() == 1 && groups[0].first == 0 && groups[0].last + 1 == count &&
+      ops[0].n > kChunk) {
     auto n = static_cast<size_t>(ops[0].n);
     for (const ConstantInit& c : constants) {
       SlotInfo& info = slot_info[static_cast<size_t>(c.slot)];
@@ -343,6 +346,16 @@ void PlanImpl::fuseElementwise() {
       periodic[static_cast<size_t>(c.slot)] = true;
     }
   }
+  std::vector<const uint8_t*> constant_data(slot_info.size(), nullptr);
+  for (const ConstantInit& c : constants)
+    constant_data[static_cast<size_t>(c.slot)] = c.data;
+  // A constant of n equal elements (the native code broadcasts it; docs/numerics.md).
+  auto uniform = [&](size_t slot, size_t n) {
+    const uint8_t* data = constant_data[slot];
+    size_t bytes = slot_info[slot].bytes, elem = bytes / n;
+    return data != nullptr && n > 1 && elem > 0 && bytes == elem * n &&
+           std::memcmp(data, data + elem, bytes - elem) == 0;
+  };
   std::vector<std::unique_ptr<Step>> fused_steps;
   std::vector<size_t> new_index(count + 1);
   std::vector<size_t> scratch_slots;  // temporaries moved to scratch (their arena bytes go)
@@ -375,6 +388,7 @@ void PlanImpl::fuseElementwise() {
     size_t buffer_bytes = alignTo64(static_cast<size_t>(kChunk) * max_elem);
     std::vector<int64_t> busy_until;  // per scratch buffer
     std::vector<size_t> scratch_of(slot_info.size(), SIZE_MAX);
+    std::vector<size_t> run_scratch;
     std::vector<FusedStep::Op> fused;
     for (size_t k2 = grp.first; k2 <= grp.last; ++k2) {
       FusedStep::Op op;
@@ -391,6 +405,8 @@ void PlanImpl::fuseElementwise() {
         } else {
           r.bytes = slot_info[slot].bytes / n;
         }
+        if (r.mode != FusedStep::Ref::Mode::kScratch && uniform(slot, n))
+          r.uniform = constant_data[slot];
       }
       auto out = static_cast<size_t>(op.desc.out);
       op.out.slot = op.desc.out;
@@ -403,17 +419,32 @@ void PlanImpl::fuseElementwise() {
         scratch_of[out] = b * buffer_bytes;
         op.out.mode = FusedStep::Ref::Mode::kScratch;
         op.out.bytes = scratch_of[out];
-        scratch_slots.push_back(out);
+        run_scratch.push_back(out);
       } else {
         op.out.bytes = slot_info[out].bytes / n;
       }
       fused.push_back(op);
     }
+    k = grp.last + 1;
+    std::unique_ptr<Step> native;
+    if (native_elementwise) native = compileNativeRun(fused, static_cast<int64_t>(n));
+    if (!native && n <= static_cast<size_t>(kChunk)) {
+      // Short runs are fused only natively (one chunk interpreted is the steps themselves).
+      for (size_t k2 = grp.first; k2 <= grp.last; ++k2) {
+        new_index[k2] = fused_steps.size();
+        fused_steps.push_back(std::move(steps[k2]));
+      }
+      continue;
+    }
     for (size_t k2 = grp.first; k2 <= grp.last; ++k2)
       new_index[k2] = fused_steps.size();
-    fused_steps.push_back(std::make_unique<FusedStep>(std::move(fused), static_cast<int64_t>(n),
-                                                      busy_until.size() * buffer_bytes));
-    k = grp.last + 1;
+    scratch_slots.insert(scratch_slots.end(), run_scratch.begin(), run_scratch.end());
+    if (native) {
+      fused_steps.push_back(std::move(native));
+    } else {
+      fused_steps.push_back(std::make_unique<FusedStep>(std::move(fused), static_cast<int64_t>(n),
+                                                        busy_until.size() * buffer_bytes));
+    }
   }
   new_index[count] = fused_steps.size();
   // Live ranges in the new step numbering: a slot used anywhere in a fused run is live through

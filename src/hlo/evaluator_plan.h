@@ -51,6 +51,14 @@ struct ElementwiseOp {
   int64_t stride[3] = {1, 1, 1};
   int out = -1;
   int64_t n = 0;
+  // What the kernel computes, for the native code generator (evaluator_native.cc): the opcode
+  // (kConvert for convert), the operand element type (select: the result's), the result element
+  // type and, for compare, the direction and whether it is TOTALORDER.
+  HloOpcode opcode = HloOpcode::kAdd;
+  PrimitiveType type = PrimitiveType::kInvalid;
+  PrimitiveType result_type = PrimitiveType::kInvalid;
+  ComparisonDirection direction = ComparisonDirection::kEq;
+  bool total_order = false;
 
   // Slots in, out; n elements. A predicate (select) or a bound (clamp) with stride 0 is a scalar.
   static ElementwiseOp unaryOf(UnaryFn fn, int x, int out, int64_t n);
@@ -59,6 +67,13 @@ struct ElementwiseOp {
                                 int on_false, int out, int64_t n);
   static ElementwiseOp clampOf(ClampFn fn, int lo, int64_t lo_stride, int x, int hi,
                                int64_t hi_stride, int out, int64_t n);
+  // Records what the kernel computes (the fields above).
+  ElementwiseOp& computing(HloOpcode op, PrimitiveType operand, PrimitiveType result) {
+    opcode = op;
+    type = operand;
+    result_type = result;
+    return *this;
+  }
   // Runs the kernel on m elements; operand(i) is the address of operand i (asked only for the
   // operands the kind has: inlined into the fused loop, where it is called per chunk).
   template <class OperandAt>
@@ -80,6 +95,38 @@ struct ElementwiseOp {
   }
 };
 
+// One step of a fused elementwise run (PlanImpl::fuseElementwise) and where its operands and
+// result are: a slot advancing with the element index, a slot read at its start by every chunk
+// of kFusedChunk elements (a broadcast scalar, or a constant repeating with that period), or a
+// temporary that only the run reads (in a chunk-sized scratch buffer; `bytes` is its offset).
+inline constexpr int64_t kFusedChunk = 64;  // elements; a multiple of 64 keeps chunks aligned
+struct FusedRef {
+  enum class Mode : uint8_t { kSlot, kFixed, kScratch };
+  Mode mode = Mode::kSlot;
+  int slot = -1;
+  size_t bytes = 0;  // kSlot: bytes per element; kScratch: offset in the scratch buffer
+  // A constant whose elements are all equal: its first element (which native code embeds).
+  const uint8_t* uniform = nullptr;
+};
+struct FusedOp {
+  ElementwiseOp desc;
+  FusedRef in[3], out;
+};
+
+// A fused run's native code: fn(bases, n) with bases[k] the address of slot args[k].
+struct NativeCode {
+  DirectKernel::Fn fn = nullptr;
+  int64_t n = 0;
+  std::vector<int> args;
+  std::vector<bool> stored;  // per arg: the code writes it (else only reads)
+  bool loads_before_stores = false;
+};
+
+class Step;
+// The run compiled to native code (evaluator_native.cc), or null when the machine lacks
+// AVX-512 (F, VL, DQ, BW), n is not a multiple of 8, or an operation or type has no native form.
+std::unique_ptr<Step> compileNativeRun(const std::vector<FusedOp>& ops, int64_t n);
+
 class Step {
  public:
   virtual ~Step() = default;
@@ -91,6 +138,8 @@ class Step {
   virtual void run(uint8_t* const* slots) = 0;
   // Bytes of workspace the step allocated (GEMM packing buffers, im2col rows, ...).
   virtual size_t workspaceBytes() const { return 0; }
+  // The native code of a fused run compiled to it (evaluator_native.cc), else null.
+  virtual const NativeCode* native() const { return nullptr; }
 };
 
 struct Value {
@@ -128,9 +177,13 @@ class PlanImpl {
   void run(const void* const* inputs, size_t input_count, void* const* outputs,
            size_t output_count);
   size_t workspaceBytes() const;
+  size_t nativeRunCount() const;
+  std::optional<DirectKernel> directKernel() const;
   // Replaces each run of at least two consecutive elementwise steps over the same n elements by
   // one step that runs them chunk by chunk (evaluator_elementwise.cc); called by finalize().
   void fuseElementwise();
+  // Whether fuseElementwise may compile runs to native code (EvalOptions::native_elementwise).
+  bool native_elementwise = true;
 
   std::vector<Shape> parameter_shapes, input_shapes, output_shapes;
   Shape result_shape;
