@@ -14,11 +14,12 @@
 //     code pages the run faults in, the spec's specialised HLO modules and the plans'
 //     bookkeeping, and the allocator's retained heap, none of which scales with the kernel.
 //
-// Usage: bench_oracle [--quick] [--in-process] [--no-batch] [--no-compiled-sites] [FILTER] (FILTER:
-// substring of the row name;
+// Usage: bench_oracle [--quick] [--in-process] [--no-batch] [--no-compiled-sites] [--no-native]
+// [FILTER] (FILTER: substring of the row name;
 // --in-process measures without forking, for profilers such as callgrind; peak memory is then
 // cumulative over the rows; --no-batch runs every execution at once, RunOptions::batch = false;
-// --no-compiled-sites walks every call, RunOptions::compiled_sites = false)
+// --no-compiled-sites walks every call, RunOptions::compiled_sites = false; --no-native
+// interprets every elementwise run, RunOptions::native = false)
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,7 +92,7 @@ struct Result {
   int runs;
 };
 
-bool g_batch = true, g_compiled_sites = true;
+bool g_batch = true, g_compiled_sites = true, g_native = true;
 
 Result measure(const Row& row, bool quick) {
   taidl::ParamOverrides params;
@@ -121,6 +122,7 @@ Result measure(const Row& row, bool quick) {
   oracle::RunOptions options;
   options.batch = g_batch;
   options.compiled_sites = g_compiled_sites;
+  options.native = g_native;
   oracle::Machine m(isa, options);
   auto t0 = std::chrono::steady_clock::now();
   m.run(p, inputs);
@@ -195,6 +197,8 @@ int main(int argc, char** argv) {
       g_batch = false;
     else if (std::strcmp(argv[i], "--no-compiled-sites") == 0)
       g_compiled_sites = false;
+    else if (std::strcmp(argv[i], "--no-native") == 0)
+      g_native = false;
     else
       filter = argv[i];
   }

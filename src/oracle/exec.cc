@@ -351,7 +351,7 @@ bool Executor::batchPlan(const Entry& e, BatchPlan& batch, int size) {
   int64_t b = size;
   try {
     std::unique_ptr<hlo::HloModule> m = batchedModule(*e.spec->phases[0].module, b);
-    auto plan = std::make_unique<hlo::EvalPlan>(hlo::EvalPlan::compile(*m->entry()));
+    auto plan = std::make_unique<hlo::EvalPlan>(hlo::EvalPlan::compile(*m->entry(), eval_));
     // The batched plan must take and give exactly b slices per read and write.
     const auto& ins = plan->inputShapes();
     const auto& outs = plan->outputShapes();
@@ -378,7 +378,9 @@ bool Executor::batchPlan(const Entry& e, BatchPlan& batch, int size) {
 
 void Executor::prepareBatch(Entry& e) {
   e.batch_checked = true;
-  if (e.phases.size() != 1) return;
+  // A native kernel called in place is cheaper than queueing (capturing the inputs, copying
+  // the results back).
+  if (e.phases.size() != 1 || e.direct) return;
   const PhasePlan& p = e.phases[0];
   const taidl::Phase& sp = e.spec->phases[0];
   if (!p.plan || !sp.module || sp.carried_in != 0 || sp.carried_out != 0 || !p.carried.empty() ||
@@ -458,7 +460,7 @@ std::unique_ptr<Entry> Executor::build(int32_t instruction, const taidl::SpecKey
     pp.in.resize(p.reads.size() + (prev ? prev->carried_out : 0));
     prev = &p;
     if (!p.module) continue;
-    pp.plan = std::make_unique<hlo::EvalPlan>(hlo::EvalPlan::compile(*p.module->entry()));
+    pp.plan = std::make_unique<hlo::EvalPlan>(hlo::EvalPlan::compile(*p.module->entry(), eval_));
     std::set<int32_t> written;
     for (uint32_t w : p.writes) {
       const AccessPlan& a = e->accesses[w];
@@ -496,6 +498,7 @@ std::unique_ptr<Entry> Executor::build(int32_t instruction, const taidl::SpecKey
       e->written.push_back({static_cast<uint32_t>(i), a.buffer, a.span_bytes});
   }
   prepareMoves(*e);
+  if (e->moves.empty() && eval_.native_elementwise) prepareDirect(*e);
   return e;
 }
 
@@ -566,6 +569,8 @@ void Executor::executePlaced(Entry& e, State& state, const int64_t* offsets, boo
     state.buffers[static_cast<size_t>(w.buffer)].wrote(static_cast<size_t>(at),
                                                        static_cast<size_t>(at + w.span_bytes));
   }
+  // A native kernel with nothing queued: called at once (runDirect declines an overlap).
+  if (e.direct && queued_ == 0 && runDirect(e, state)) return;
   if (batching_ && !e.batch_checked) prepareBatch(e);
   bool batched = batching_ && e.batch != nullptr;
   // One entry's executions per batch; any execution waits for queued writes it touches (what
@@ -731,6 +736,7 @@ void Executor::runMoves(const Entry& e, State& state) {
 
 void Executor::runNow(Entry& e, State& state) {
   if (!e.moves.empty() && !(e.moves_may_overlap && movesOverlap(e))) return runMoves(e, state);
+  if (e.direct && runDirect(e, state)) return;
   auto address = [&](uint32_t access) {
     return state.buffers[static_cast<size_t>(e.accesses[access].buffer)].data() + off_[access];
   };
@@ -771,6 +777,58 @@ void Executor::runNow(Entry& e, State& state) {
         copyRuns(a, address(p.writes[i]), p.stage_out[i].data(), false);
     }
   }
+}
+
+// Entry::direct for a one-phase specialisation of contiguous slices whose plan is one native
+// kernel (the batchable elementwise instructions on a machine with AVX-512).
+void Executor::prepareDirect(Entry& e) {
+  if (e.phases.size() != 1 || !e.phases[0].plan || !e.phases[0].carried.empty() ||
+      e.phases[0].writes_share_buffer)
+    return;
+  for (const AccessPlan& a : e.accesses) {
+    if (!a.contiguous()) return;
+  }
+  e.direct = e.phases[0].plan->directKernel();
+  if (!e.direct) return;
+  const PhasePlan& p = e.phases[0];
+  for (size_t a = 0; a < e.direct->args.size(); ++a) {
+    const hlo::DirectKernel::Arg& arg = e.direct->args[a];
+    auto index = static_cast<size_t>(arg.index);
+    e.direct_bases.push_back(arg.fixed);  // null but for constants
+    uint32_t access = 0;
+    switch (arg.kind) {
+      case hlo::DirectKernel::Arg::Kind::kInput:
+        access = p.reads[index];
+        break;
+      case hlo::DirectKernel::Arg::Kind::kOutput:
+        access = p.writes[index];
+        break;
+      case hlo::DirectKernel::Arg::Kind::kFixed:
+        continue;
+    }
+    e.direct_slices.push_back({static_cast<uint32_t>(a), access, e.accesses[access].buffer});
+  }
+  for (uint32_t w : p.writes) {
+    for (uint32_t r : p.reads) {
+      if (e.accesses[w].buffer == e.accesses[r].buffer) e.direct_pairs.emplace_back(w, r);
+    }
+  }
+}
+
+// Calls the entry's native kernel on the slices in place; false (nothing done) when a written
+// slice overlaps a read one other than exactly, or exactly but the kernel may store an element
+// before loading it: then the plan runs with its outputs staged.
+bool Executor::runDirect(Entry& e, State& state) {
+  const hlo::DirectKernel& k = *e.direct;
+  for (const auto& [w, r] : e.direct_pairs) {
+    int64_t lo = off_[w], rlo = off_[r], bytes = e.accesses[w].bytes;
+    if (lo + bytes <= rlo || rlo + e.accesses[r].bytes <= lo) continue;
+    if (lo != rlo || e.accesses[r].bytes != bytes || !k.loads_before_stores) return false;
+  }
+  for (const Entry::DirectSlice& d : e.direct_slices)
+    e.direct_bases[d.base] = state.buffers[static_cast<size_t>(d.buffer)].data() + off_[d.access];
+  k.fn(e.direct_bases.data(), k.n);
+  return true;
 }
 
 }  // namespace tacit::oracle::detail

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -112,6 +113,19 @@ struct Entry {
   };
   std::vector<Move> moves;
   bool moves_may_overlap = false;  // a written buffer is also read: checked per execution
+  // A specialisation whose plan is one native elementwise kernel over contiguous slices
+  // (hlo::DirectKernel) calls it on the buffers themselves: no staging, no batching. The bases
+  // are filled per execution.
+  std::optional<hlo::DirectKernel> direct;
+  std::vector<uint8_t*> direct_bases;
+  // The bases that are slices (the others are constants, filled once).
+  struct DirectSlice {
+    uint32_t base = 0, access = 0;
+    int32_t buffer = -1;
+  };
+  std::vector<DirectSlice> direct_slices;
+  // The (write, read) access pairs in one buffer, which may overlap.
+  std::vector<std::pair<uint32_t, uint32_t>> direct_pairs;
   struct Flow {
     int32_t src = -1;  // -1: nothing read
     int32_t dst = -1;
@@ -141,7 +155,9 @@ struct State {
 
 class Executor {
  public:
-  explicit Executor(const taidl::Isa& isa) : isa_(isa) {}
+  // native: specialisations' elementwise runs compiled to native code, and single-kernel ones
+  // called in place (RunOptions::native).
+  Executor(const taidl::Isa& isa, bool native) : isa_(isa) { eval_.native_elementwise = native; }
 
   // The entry for `key` (built and compiled on the first use).
   Entry& entry(int32_t instruction, const taidl::SpecKey& key, const taidl::CallSite& site);
@@ -188,6 +204,8 @@ class Executor {
   // Each uses off_: the byte offset of every access of the execution in its buffer.
   void runNow(Entry& e, State& state);
   void prepareMoves(Entry& e);
+  void prepareDirect(Entry& e);
+  bool runDirect(Entry& e, State& state);
   bool movesOverlap(const Entry& e) const;
   void runMoves(const Entry& e, State& state);
   void prepareBatch(Entry& e);
@@ -200,6 +218,7 @@ class Executor {
 
   const taidl::Isa& isa_;
   bool batching_ = true;
+  hlo::EvalOptions eval_;  // for every plan compiled
   // The queue: `queued_` executions of `queue_entry_`; dirty_[b] marks the 64-byte blocks of
   // buffer b written by them (dirty_words_ lists the words to clear).
   std::vector<int64_t> offsets_;

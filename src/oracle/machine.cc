@@ -88,7 +88,10 @@ int64_t evalUnchecked(const Affine& a, const std::vector<int64_t>& loops) {
 class Machine::Impl {
  public:
   Impl(const taidl::Isa& isa, RunOptions options)
-      : isa_(isa), options_(std::move(options)), exec_(isa), walks_(isa.instructions.size()) {
+      : isa_(isa),
+        options_(std::move(options)),
+        exec_(isa, options_.native),
+        walks_(isa.instructions.size()) {
     reset(1);
   }
 

@@ -68,6 +68,10 @@ struct RunOptions {
   // access's byte offset as an affine function of the loop variables, proven in bounds over the
   // loop ranges (docs/oracle.md, "Compiled call sites"); results and stats are identical.
   bool compiled_sites = true;
+  // Compile the specialisations' elementwise runs to AVX-512 code where the machine has it, and
+  // call a specialisation that is one such kernel on its slices in place (docs/oracle.md,
+  // "Native kernels"); results are identical either way. Fixed when the Machine is made.
+  bool native = true;
 };
 
 // Counters of one run (Machine::stats()); always collected, they cost a few additions per call.
@@ -93,7 +97,8 @@ struct MemoryUse {
   // HBM and every buffer: of a large buffer (an anonymous mapping) only the pages in memory.
   int64_t state_bytes = 0;
   // The compiled specialisations' data: plan arenas (temporaries, constants), kernel workspaces,
-  // staging and batch buffers. Not counted: code, the Isa, the program, the plans' bookkeeping.
+  // staging and batch buffers, native kernels' code pages. Not counted: tacit's own code, the
+  // Isa, the program, the plans' bookkeeping.
   int64_t plan_bytes = 0;
 };
 
