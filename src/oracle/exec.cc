@@ -810,7 +810,8 @@ void Executor::prepareDirect(Entry& e) {
   }
   for (uint32_t w : p.writes) {
     for (uint32_t r : p.reads) {
-      if (e.accesses[w].buffer == e.accesses[r].buffer) e.direct_pairs.emplace_back(w, r);
+      if (e.accesses[w].buffer == e.accesses[r].buffer)
+        e.direct_pairs.push_back({w, r, e.accesses[w].bytes, e.accesses[r].bytes});
     }
   }
 }
@@ -820,10 +821,10 @@ void Executor::prepareDirect(Entry& e) {
 // before loading it: then the plan runs with its outputs staged.
 bool Executor::runDirect(Entry& e, State& state) {
   const hlo::DirectKernel& k = *e.direct;
-  for (const auto& [w, r] : e.direct_pairs) {
-    int64_t lo = off_[w], rlo = off_[r], bytes = e.accesses[w].bytes;
-    if (lo + bytes <= rlo || rlo + e.accesses[r].bytes <= lo) continue;
-    if (lo != rlo || e.accesses[r].bytes != bytes || !k.loads_before_stores) return false;
+  for (const Entry::DirectPair& d : e.direct_pairs) {
+    int64_t lo = off_[d.write], rlo = off_[d.read];
+    if (lo + d.write_bytes <= rlo || rlo + d.read_bytes <= lo) continue;
+    if (lo != rlo || d.read_bytes != d.write_bytes || !k.loads_before_stores) return false;
   }
   for (const Entry::DirectSlice& d : e.direct_slices)
     e.direct_bases[d.base] = state.buffers[static_cast<size_t>(d.buffer)].data() + off_[d.access];

@@ -124,8 +124,12 @@ struct Entry {
     int32_t buffer = -1;
   };
   std::vector<DirectSlice> direct_slices;
-  // The (write, read) access pairs in one buffer, which may overlap.
-  std::vector<std::pair<uint32_t, uint32_t>> direct_pairs;
+  // The (write, read) access pairs in one buffer, which may overlap, with their sizes.
+  struct DirectPair {
+    uint32_t write = 0, read = 0;
+    int64_t write_bytes = 0, read_bytes = 0;
+  };
+  std::vector<DirectPair> direct_pairs;
   struct Flow {
     int32_t src = -1;  // -1: nothing read
     int32_t dst = -1;
