@@ -1,5 +1,5 @@
 // Native elementwise runs: a fused run of elementwise steps (evaluator_elementwise.cc) compiled
-// to AVX-512 machine code with Xbyak, eight elements per loop iteration, every value the run
+// to AVX-512 machine code with Xbyak, eight elements per group, every value the run
 // computes held in a register from the instruction that computes it to its last reader. The
 // interpreted run writes each step's chunk to L1 and reads it back; here only the run's inputs
 // are loaded and only the values read after the run are stored. Each operation is the x86
@@ -21,7 +21,7 @@ using P = PrimitiveType;
 using O = HloOpcode;
 using D = ComparisonDirection;
 
-constexpr int kLanes = 8;  // elements per iteration: one zmm of 64-bit values, one ymm of 32-bit
+constexpr int64_t kLanes = 8;  // elements per group: one zmm of 64-bit values, one ymm of 32-bit
 
 bool cpuHasAvx512() {
   static const bool has = [] {
@@ -116,6 +116,9 @@ class RunGenerator final : public Xbyak::CodeGenerator {
   // Unsupported is thrown for a run the generator cannot compile (the run stays interpreted).
   struct Unsupported {};
 
+  // Up to this many groups of eight elements are straight-line code, more a loop.
+  static constexpr int64_t kMaxUnrolled = 4;
+
   explicit RunGenerator(size_t max_size)
       : CodeGenerator(max_size, Xbyak::DontSetProtectRWE), max_size_(max_size) {}
   size_t maxSize() const { return max_size_; }
@@ -132,7 +135,6 @@ class RunGenerator final : public Xbyak::CodeGenerator {
   // Vector operands equal in every element (broadcast scalars, uniform constants) are broadcast
   // into registers of their own once, before the loop: at most this many.
   static constexpr size_t kMaxHoisted = 8;
-  static constexpr int64_t kMaxUnrolled = 4;  // groups of eight elements
 
   void plan(const std::vector<FusedOp>& ops);
   void prologue();
@@ -631,10 +633,13 @@ class NativeRunStep final : public Step {
 
 std::unique_ptr<Step> compileNativeRun(const std::vector<FusedOp>& ops, int64_t n) {
   if (n <= 0 || n % kLanes != 0 || ops.empty() || !cpuHasAvx512()) return nullptr;
-  // At most three loads, the operation and a store per step, each under 16 bytes; whole pages,
-  // since the code's protection changes page by page.
+  // Per step and group: at most three loads (with their base pointers), the operation and a
+  // store, each under 16 bytes; the prologue and the constants after the code. Whole pages, since
+  // the code's protection changes page by page. (Too small a bound is not wrong, only slow: the
+  // generator throws and the run stays interpreted.)
   constexpr size_t kPage = 4096;
-  size_t bound = 128 + ops.size() * 128;
+  auto groups = static_cast<size_t>(std::min(n / kLanes, RunGenerator::kMaxUnrolled));
+  size_t bound = 512 + ops.size() * 128 * groups;
   size_t max_size = (bound + kPage - 1) / kPage * kPage;
   try {
     auto generator = std::make_unique<RunGenerator>(max_size);

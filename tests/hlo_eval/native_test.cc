@@ -326,9 +326,10 @@ TEST(NativeElementwise, RandomProgramsMatchTheInterpreter) {
   EXPECT_GT(native_programs, programs / 2);
 }
 
-// The AMX spec's mm512_fmadd (one rounding, built from f64 operations) batched 24 times, as the
-// oracle runs it: one run of 25 operations over 384 elements.
-TEST(NativeElementwise, TheSingleRoundingFusedMultiplyAddRunsNatively) {
+// The AMX spec's mm512_fmadd (one rounding, built from f64 operations) on `rows` x 16 lanes: 1
+// as the oracle calls it in place (two groups of eight, straight-line), 2 (the most groups
+// straight-line), 24 (batched: a loop).
+std::string fmaddModule(int rows) {
   const std::string kText = R"(HloModule fmadd
 
 ENTRY main {
@@ -367,12 +368,12 @@ ENTRY main {
 }
 )";
   // The spec's constants are arrays (no broadcast step splits the run).
-  auto filled = [](const std::string& v) {
+  auto filled = [&](const std::string& v) {
     std::string row = "{" + v, all = "{";
     for (int i = 1; i < 16; ++i)
       row += ", " + v;
     row += "}";
-    for (int r = 0; r < 24; ++r)
+    for (int r = 0; r < rows; ++r)
       all += (r ? ", " : "") + row;
     return all + "}";
   };
@@ -382,29 +383,45 @@ ENTRY main {
     for (size_t at; (at = text.find(name)) != std::string::npos;)
       text.replace(at, std::strlen(name), filled(value));
   }
+  std::string shape = std::to_string(rows) + ",16";
+  for (size_t at = 0; (at = text.find("24,16", at)) != std::string::npos; at += shape.size())
+    text.replace(at, 5, shape);
+  return text;
+}
+
+TEST(NativeElementwise, TheSingleRoundingFusedMultiplyAddRunsNatively) {
   std::mt19937_64 rng(7);
-  for (int i = 0; i < 20; ++i) {
-    size_t runs = expectNativeMatchesInterpreted(text, rng);
+  for (int rows : {1, 2, 24}) {
+    std::string text = fmaddModule(rows);
+    for (int i = 0; i < 20; ++i) {
+      size_t runs = expectNativeMatchesInterpreted(text, rng);
+      if (machineHasAvx512()) {
+        EXPECT_EQ(runs, 1u) << rows << " rows";
+      }
+    }
+    // And against the hardware's fma, on finite inputs.
+    auto module = parseModule(text, "fmadd.hlo");
+    EvalPlan plan = EvalPlan::compile(*module->entry());
     if (machineHasAvx512()) {
-      EXPECT_EQ(runs, 1u);
+      EXPECT_TRUE(plan.directKernel().has_value()) << rows << " rows";
+    }
+    auto n = static_cast<size_t>(rows) * 16;
+    std::vector<float> x(n), y(n), z(n), out(n);
+    std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+    for (size_t i = 0; i < n; ++i) {
+      x[i] = dist(rng);
+      y[i] = dist(rng);
+      z[i] = dist(rng);
+    }
+    std::vector<const void*> in = {x.data(), y.data(), z.data()};
+    std::vector<void*> result = {out.data()};
+    plan.run(in, result);
+    for (size_t i = 0; i < n; ++i) {
+      EXPECT_EQ(std::bit_cast<uint32_t>(out[i]),
+                std::bit_cast<uint32_t>(std::fma(x[i], y[i], z[i])))
+          << rows << " rows, element " << i;
     }
   }
-  // And against the hardware's fma, on finite inputs.
-  auto module = parseModule(text, "fmadd.hlo");
-  EvalPlan plan = EvalPlan::compile(*module->entry());
-  std::vector<float> x(384), y(384), z(384), out(384);
-  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
-  for (int i = 0; i < 384; ++i) {
-    x[static_cast<size_t>(i)] = dist(rng);
-    y[static_cast<size_t>(i)] = dist(rng);
-    z[static_cast<size_t>(i)] = dist(rng);
-  }
-  std::vector<const void*> in = {x.data(), y.data(), z.data()};
-  std::vector<void*> result = {out.data()};
-  plan.run(in, result);
-  for (size_t i = 0; i < 384; ++i)
-    EXPECT_EQ(std::bit_cast<uint32_t>(out[i]), std::bit_cast<uint32_t>(std::fma(x[i], y[i], z[i])))
-        << i;
 }
 
 }  // namespace
