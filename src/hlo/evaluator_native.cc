@@ -119,9 +119,10 @@ class RunGenerator final : public Xbyak::CodeGenerator {
   // Up to this many groups of eight elements are straight-line code, more a loop.
   static constexpr int64_t kMaxUnrolled = 4;
 
-  explicit RunGenerator(size_t max_size)
-      : CodeGenerator(max_size, Xbyak::DontSetProtectRWE), max_size_(max_size) {}
-  size_t maxSize() const { return max_size_; }
+  // The code grows from one page as it is written (read-write), and is made read-execute when
+  // complete (readyRE): never writable and executable at once.
+  RunGenerator() : CodeGenerator(4096, Xbyak::AutoGrow) {}
+  size_t bytesHeld() const { return maxSize_; }  // the pages it holds
 
   // Emits the loop; code->args receives the slot behind each base pointer the code uses.
   void generate(const std::vector<FusedOp>& ops, NativeCode* code);
@@ -159,7 +160,6 @@ class RunGenerator final : public Xbyak::CodeGenerator {
   }
   static Xbyak::Opmask mask(const Reg& r) { return Xbyak::Opmask(r.idx); }
 
-  size_t max_size_;
   NativeCode* code_ = nullptr;
   bool stored_any_ = false;
   std::vector<int64_t> last_read_;        // per slot: the last op of the run reading it
@@ -620,7 +620,7 @@ class NativeRunStep final : public Step {
     code_.fn(bases_.data(), code_.n);
   }
   // The code's pages.
-  size_t workspaceBytes() const override { return generator_->maxSize(); }
+  size_t workspaceBytes() const override { return generator_->bytesHeld(); }
   const NativeCode* native() const override { return &code_; }
 
  private:
@@ -633,24 +633,16 @@ class NativeRunStep final : public Step {
 
 std::unique_ptr<Step> compileNativeRun(const std::vector<FusedOp>& ops, int64_t n) {
   if (n <= 0 || n % kLanes != 0 || ops.empty() || !cpuHasAvx512()) return nullptr;
-  // Per step and group: at most three loads (with their base pointers), the operation and a
-  // store, each under 16 bytes; the prologue and the constants after the code. Whole pages, since
-  // the code's protection changes page by page. (Too small a bound is not wrong, only slow: the
-  // generator throws and the run stays interpreted.)
-  constexpr size_t kPage = 4096;
-  auto groups = static_cast<size_t>(std::min(n / kLanes, RunGenerator::kMaxUnrolled));
-  size_t bound = 512 + ops.size() * 128 * groups;
-  size_t max_size = (bound + kPage - 1) / kPage * kPage;
   try {
-    auto generator = std::make_unique<RunGenerator>(max_size);
+    auto generator = std::make_unique<RunGenerator>();
     NativeCode code;
     code.n = n;
     generator->generate(ops, &code);
-    generator->setProtectModeRE();
+    generator->readyRE();
     return std::make_unique<NativeRunStep>(std::move(generator), std::move(code));
   } catch (const RunGenerator::Unsupported&) {
     return nullptr;
-  } catch (const Xbyak::Error&) {  // code size, or memory protection refused
+  } catch (const Xbyak::Error&) {  // memory, or its protection, refused
     return nullptr;
   }
 }
