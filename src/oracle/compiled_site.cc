@@ -204,6 +204,21 @@ bool compileCall(const taidl::Isa& isa, const taidl::CompiledWalk& walk,
   return true;
 }
 
+bool directSafeAlways(const CompiledSite& c) {
+  const Entry& e = *c.entry;
+  size_t depths = c.loop_lo.size();
+  if (!e.direct || depths == 0) return false;
+  std::vector<PlacedAccess> acc = placedAccesses(c, depths);
+  int64_t lo = c.loop_lo.back(), hi = c.loop_hi.back();
+  for (const Entry::DirectPair& d : e.direct_pairs) {
+    const PlacedAccess &w = acc[d.write], &r = acc[d.read];
+    bool exact = w.base == r.base && w.coeff == r.coeff && d.write_bytes == d.read_bytes &&
+                 e.direct->loads_before_stores;
+    if (!exact && !apart(w, r, lo, hi, true)) return false;
+  }
+  return true;
+}
+
 std::vector<uint8_t> fastDisjoint(const std::vector<const CompiledSite*>& body, size_t depth) {
   std::vector<std::vector<PlacedAccess>> acc;
   for (const CompiledSite* c : body)

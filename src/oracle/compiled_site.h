@@ -25,6 +25,9 @@ struct CompiledSite {
   uint64_t serial = 0;  // unique per compilation in the machine (what a proof was made for)
   Entry* entry = nullptr;
   int64_t cost = 0;
+  // A direct kernel's call whose every execution passes Executor::directSafe (directSafeAlways):
+  // the test is skipped.
+  bool direct_safe = false;
   std::vector<int64_t> base;  // per access
   // The terms of the accesses whose offset moves with a loop variable, grouped by access, in one
   // flat array (a call walks it in one loop without nested bounds): the first term of an access
@@ -76,5 +79,10 @@ bool affineRange(const Affine& a, const std::vector<int64_t>& lo, const std::vec
 // iteration or any call of an earlier one. Offsets are affine in the loop variables, the loop's
 // own at depth `depth`, over its whole range.
 std::vector<uint8_t> fastDisjoint(const std::vector<const CompiledSite*>& body, size_t depth);
+
+// Whether every execution of compiled call `c` of a direct kernel (Entry::direct) writes each of
+// its slices either exactly onto a slice it reads (the kernel loading before storing) or apart
+// from it, whatever the loop values: Executor::directSafe always holds.
+bool directSafeAlways(const CompiledSite& c);
 
 }  // namespace tacit::oracle::detail

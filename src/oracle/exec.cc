@@ -562,7 +562,8 @@ void Executor::execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> 
   executePlaced(e, state, off);
 }
 
-void Executor::executePlaced(Entry& e, State& state, const int64_t* offsets, bool disjoint) {
+void Executor::executePlaced(Entry& e, State& state, const int64_t* offsets, bool disjoint,
+                             bool direct_safe) {
   off_ = offsets;
   for (const Entry::Written& w : e.written) {
     int64_t at = off_[w.access];
@@ -570,7 +571,7 @@ void Executor::executePlaced(Entry& e, State& state, const int64_t* offsets, boo
                                                        static_cast<size_t>(at + w.span_bytes));
   }
   // A native kernel with nothing queued: called at once (runDirect declines an overlap).
-  if (e.direct && queued_ == 0 && runDirect(e, state)) return;
+  if (e.direct && queued_ == 0 && runDirect(e, state, direct_safe)) return;
   if (batching_ && !e.batch_checked) prepareBatch(e);
   bool batched = batching_ && e.batch != nullptr;
   // One entry's executions per batch; any execution waits for queued writes it touches (what
@@ -819,9 +820,11 @@ void Executor::prepareDirect(Entry& e) {
 // Calls the entry's native kernel on the slices in place; false (nothing done) when a written
 // slice overlaps a read one other than exactly, or exactly but the kernel may store an element
 // before loading it: then the plan runs with its outputs staged.
-bool Executor::runDirect(Entry& e, State& state) {
+bool Executor::runDirect(Entry& e, State& state, bool proven_safe) {
   const hlo::DirectKernel& k = *e.direct;
-  for (const Entry::DirectPair& d : e.direct_pairs) {
+  for (const Entry::DirectPair& d : proven_safe
+                                        ? std::span<const Entry::DirectPair>()
+                                        : std::span<const Entry::DirectPair>(e.direct_pairs)) {
     int64_t lo = off_[d.write], rlo = off_[d.read];
     if (lo + d.write_bytes <= rlo || rlo + d.read_bytes <= lo) continue;
     if (lo != rlo || d.read_bytes != d.write_bytes || !k.loads_before_stores) return false;

@@ -183,7 +183,9 @@ class Executor {
   // e.g. offsets(); read during the call only), each already known to lie inside its buffer.
   // `disjoint`: the caller proved that no access of this execution overlaps a queued write (the
   // conflict test is skipped).
-  void executePlaced(Entry& e, State& state, const int64_t* offsets, bool disjoint = false);
+  // direct_safe: the call is proven to pass directSafe (CompiledSite::direct_safe).
+  void executePlaced(Entry& e, State& state, const int64_t* offsets, bool disjoint = false,
+                     bool direct_safe = false);
   // Executions queued now, and queue runs so far: a caller that saw the queue empty, or saw it run
   // since, knows that everything queued was queued after that.
   int queued() const { return queued_; }
@@ -209,7 +211,7 @@ class Executor {
   void runNow(Entry& e, State& state);
   void prepareMoves(Entry& e);
   void prepareDirect(Entry& e);
-  bool runDirect(Entry& e, State& state);
+  bool runDirect(Entry& e, State& state, bool proven_safe = false);
   bool movesOverlap(const Entry& e) const;
   void runMoves(const Entry& e, State& state);
   void prepareBatch(Entry& e);

@@ -403,6 +403,8 @@ class Machine::Impl {
     if (!detail::compileCall(isa_, compiledWalk(st.unit), state_.regs, state_.hbm_bytes, call,
                              kept))
       kept.entry = nullptr;
+    else
+      kept.direct_safe = detail::directSafeAlways(kept);
     s.run.compiled = kept.entry != nullptr ? &kept : nullptr;
   }
 
@@ -410,7 +412,7 @@ class Machine::Impl {
                     bool disjoint = false) {
     c.place(loops.data());
     count(*c.entry, c.unit, c.cost);
-    exec_.executePlaced(*c.entry, state_, c.offsets.data(), disjoint);
+    exec_.executePlaced(*c.entry, state_, c.offsets.data(), disjoint, c.direct_safe);
   }
 
   // The start of a loop instance, as its fast body's disjointness proofs need it.
