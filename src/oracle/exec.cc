@@ -817,18 +817,23 @@ void Executor::prepareDirect(Entry& e) {
   }
 }
 
+// Whether each written slice of the execution at off_ is exactly a read one (and the kernel
+// loads before it stores) or apart from it (what directSafeAlways proves for every execution).
+bool Executor::directSafe(const Entry& e) const {
+  for (const Entry::DirectPair& d : e.direct_pairs) {
+    int64_t lo = off_[d.write], rlo = off_[d.read];
+    if (lo + d.write_bytes <= rlo || rlo + d.read_bytes <= lo) continue;
+    if (lo != rlo || d.read_bytes != d.write_bytes || !e.direct->loads_before_stores) return false;
+  }
+  return true;
+}
+
 // Calls the entry's native kernel on the slices in place; false (nothing done) when a written
 // slice overlaps a read one other than exactly, or exactly but the kernel may store an element
 // before loading it: then the plan runs with its outputs staged.
 bool Executor::runDirect(Entry& e, State& state, bool proven_safe) {
+  if (!proven_safe && !directSafe(e)) return false;
   const hlo::DirectKernel& k = *e.direct;
-  for (const Entry::DirectPair& d : proven_safe
-                                        ? std::span<const Entry::DirectPair>()
-                                        : std::span<const Entry::DirectPair>(e.direct_pairs)) {
-    int64_t lo = off_[d.write], rlo = off_[d.read];
-    if (lo + d.write_bytes <= rlo || rlo + d.read_bytes <= lo) continue;
-    if (lo != rlo || d.read_bytes != d.write_bytes || !k.loads_before_stores) return false;
-  }
   for (const Entry::DirectSlice& d : e.direct_slices)
     e.direct_bases[d.base] = state.buffers[static_cast<size_t>(d.buffer)].data() + off_[d.access];
   k.fn(e.direct_bases.data(), k.n);

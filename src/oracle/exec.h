@@ -212,6 +212,7 @@ class Executor {
   void prepareMoves(Entry& e);
   void prepareDirect(Entry& e);
   bool runDirect(Entry& e, State& state, bool proven_safe = false);
+  bool directSafe(const Entry& e) const;
   bool movesOverlap(const Entry& e) const;
   void runMoves(const Entry& e, State& state);
   void prepareBatch(Entry& e);
