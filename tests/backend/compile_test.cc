@@ -12,6 +12,7 @@
 #include "common/paths.h"
 #include "hlo/evaluator.h"
 #include "hlo/parser.h"
+#include "hlo/random_literal.h"
 #include "oracle/machine.h"
 #include "oracle/tasm.h"
 #include "support/source.h"
@@ -122,6 +123,30 @@ INSTANTIATE_TEST_SUITE_P(LibraryAndCompositions, GemminiKernel,
                          ::testing::Values("add", "matmul", "mac", "add3", "add4", "mm_add_mm",
                                            "mac_add", "mm3", "mm3_add_a", "mm3_add_d", "mm4_a",
                                            "mm4_d"));
+
+// The compositions with their sums accumulated in int32 (examples/gemmini/accumulated, the ACT
+// evaluation's reading; bench/backend/README.md) compile and verify, and each fuses its sums into
+// the accumulator: fewer instructions than the per-operation kernel of the same composition. They
+// are different functions from the per-operation kernels, which the bench compares them with:
+// random int8 sums leave the int8 range.
+class AccumulatedComposition : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(AccumulatedComposition, CompilesVerifiesAndFusesItsSums) {
+  const std::string name = GetParam();
+  Case acc = compileCase("isa/gemmini.taidl", "examples/gemmini/accumulated/" + name + ".hlo");
+  VerifyReport r = verify(acc.isa, *acc.kernel, acc.result.program, {.sets = 3, .seed = 13});
+  EXPECT_TRUE(r.ok) << r.mismatch << "\n" << oracle::printProgram(acc.isa, acc.result.program);
+  Case per_op = compileCase("isa/gemmini.taidl", "examples/gemmini/" + name + ".hlo");
+  EXPECT_LT(acc.result.costs.instructions, per_op.result.costs.instructions);
+  EXPECT_LT(acc.result.costs.spec, per_op.result.costs.spec);
+  std::vector<hlo::Literal> args;
+  for (const hlo::HloInstruction* p : acc.kernel->entry()->parameters())
+    args.push_back(hlo::randomLiteral(p->shape(), 100 + args.size()));
+  EXPECT_FALSE(hlo::evaluate(*acc.kernel, args).bitwiseEqual(hlo::evaluate(*per_op.kernel, args)));
+}
+
+INSTANTIATE_TEST_SUITE_P(SumsInInt32, AccumulatedComposition,
+                         ::testing::Values("add3", "add4", "mm_add_mm", "mac_add"));
 
 class AmxKernel : public ::testing::TestWithParam<const char*> {};
 
