@@ -1,5 +1,6 @@
 # The tacit CMake package: find_package(tacit) gives tacit::<module> (the static libraries, e.g.
-# tacit::backend for a compiler driver), tacit::options and tacit::gecode. Standalone backends
+# tacit::backend for a compiler driver), tacit::options, tacit::gecode and tacit::malloc (the
+# executables' allocator). Standalone backends
 # written by `tacit gen-backend` link through it (docs/gen-backend.md).
 #
 #  * build tree:  ${PROJECT_BINARY_DIR}/tacitConfig.cmake, usable with -Dtacit_DIR=<build dir>;
@@ -17,7 +18,7 @@ include(CMakePackageConfigHelpers)
 set(TACIT_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/tacit)
 get_property(tacit_exported_libraries GLOBAL PROPERTY TACIT_EXPORTED_LIBRARIES)
 
-install(TARGETS ${tacit_exported_libraries} tacit_options tacit_gecode
+install(TARGETS ${tacit_exported_libraries} tacit_options tacit_gecode tacit_malloc
         EXPORT tacitTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
 )

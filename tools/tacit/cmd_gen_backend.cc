@@ -209,7 +209,7 @@ std::string cmakeSource(const std::string& name, const std::string& file_name,
          ")\n"
          "endif()\n\n"
          "add_executable(generated_backend main.cc spec.cc)\n"
-         "target_link_libraries(generated_backend PRIVATE tacit::backend)\n"
+         "target_link_libraries(generated_backend PRIVATE tacit::backend tacit::malloc)\n"
          "set_target_properties(generated_backend PROPERTIES OUTPUT_NAME " +
          name +
          "\n"
