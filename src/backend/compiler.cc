@@ -70,6 +70,124 @@ std::string CompileStats::json() const {
   return out.str();
 }
 
+namespace {
+
+// Phase 2's candidate loop (docs/backend.md, "Candidate search"): allocates each candidate phase 1
+// extracts, keeps the best under the cost model and decides when to stop.
+class CandidateSearch {
+ public:
+  CandidateSearch(const taidl::Isa& isa, const hlo::HloModule& kernel,
+                  const CompileOptions& options, const isel::Selector& selector, CostModel model,
+                  CompileStats& stats, Clock::time_point start)
+      : isa_(isa),
+        kernel_(kernel),
+        options_(options),
+        selector_(selector),
+        model_(model),
+        stats_(stats),
+        start_(start) {}
+
+  // The best program's graph, allocation and costs; a diagnostic if no candidate was placed.
+  CompileResult run() {
+    auto extractor = selector_.extractor(options_.extract);
+    stats_.stop = "every candidate within the size bound was examined";
+    while (!stopBeforeNextCandidate()) {
+      Clock::time_point t = Clock::now();
+      std::optional<isel::PiiGraph> graph = extractor->next();
+      stats_.extract_seconds += since(t);
+      if (!graph) break;
+      ++stats_.candidates;
+      tryCandidate(std::move(*graph));
+    }
+    if (!best_) failWithoutProgram(*extractor);
+    return std::move(*best_);
+  }
+
+ private:
+  // The stopping rule: the candidate and time limits, then patience after the best candidate.
+  bool stopBeforeNextCandidate() {
+    if (stats_.candidates >= options_.max_candidates) {
+      stats_.stop = "candidate limit (" + std::to_string(options_.max_candidates) + ")";
+      return true;
+    }
+    if (Clock::now() - start_ > options_.time_limit) {
+      stats_.stop = "time limit";
+      out_of_time_ = true;
+      return true;
+    }
+    if (!best_) return false;
+    size_t patience = std::max(
+        options_.min_patience,
+        static_cast<size_t>(options_.patience_factor * static_cast<double>(stats_.best_candidate)));
+    if (stats_.candidates - stats_.best_candidate < patience) return false;
+    stats_.stop = "no better program in " + std::to_string(patience) + " candidates after the best";
+    return true;
+  }
+
+  void tryCandidate(isel::PiiGraph graph) {
+    Clock::time_point t = Clock::now();
+    alloc::AllocOptions alloc_options = options_.alloc;
+    alloc_options.deadline = std::min(alloc_options.deadline, start_ + options_.time_limit);
+    if (!alloc_options.call_cost)
+      alloc_options.call_cost = allocationCost(model_, isa_, selector_.units());
+    alloc::AllocResult allocation =
+        alloc::allocate(isa_, selector_.units(), graph, selector_.kernel(), alloc_options);
+    stats_.alloc_seconds += since(t);
+    stats_.solver_seconds += allocation.solver_seconds;
+    stats_.orders_tried += allocation.orders_tried;
+    stats_.rematerialised += allocation.rematerialised;
+    if (allocation.status != alloc::AllocStatus::kAllocated) {
+      ++(allocation.status == alloc::AllocStatus::kLimit ? stats_.solver_limits
+                                                         : stats_.infeasible);
+      // A candidate the deadline stopped before any order was tried says less than one tried.
+      if (allocation.orders_tried > 0 || last_failure_.empty()) last_failure_ = allocation.reason;
+      return;
+    }
+    ++stats_.allocated;
+    if (allocation.rewritten) graph = std::move(*allocation.rewritten);
+    allocation.rewritten.reset();
+    ProgramCosts costs = measure(isa_, selector_.units(), graph, allocation);
+    if (best_ && !costs.betterThan(best_->costs, model_)) return;
+    stats_.best_candidate = stats_.candidates;
+    best_.emplace();
+    best_->graph = std::move(graph);
+    best_->allocation = std::move(allocation);
+    best_->costs = costs;
+  }
+
+  // Phase 1 may have used the whole time limit: whether it found a candidate decides what the
+  // user is told (a computable kernel must not be reported as inexpressible).
+  [[noreturn]] void failWithoutProgram(isel::CandidateExtractor& extractor) {
+    if (stats_.candidates == 0) {
+      if (!out_of_time_ || !extractor.next())
+        throw DiagnosticError(noCandidate(selector_, stats_.saturation));
+      fail(kernel_.sourceFile(), {},
+           "the time limit (" +
+               secondsText(std::chrono::duration<double>(options_.time_limit).count()) +
+               ") was reached before any instruction graph could be placed: phase 1 took " +
+               secondsText(stats_.import_seconds + stats_.saturate_seconds),
+           "raise --time-limit");
+    }
+    fail(kernel_.sourceFile(), {},
+         "no instruction graph of the kernel can be placed in the ISA's buffers (" +
+             std::to_string(stats_.candidates) + " candidates tried; last: " + last_failure_ + ")",
+         "the kernel may be too large for the buffers; raise --time-limit to try more candidates");
+  }
+
+  const taidl::Isa& isa_;
+  const hlo::HloModule& kernel_;
+  const CompileOptions& options_;
+  const isel::Selector& selector_;
+  const CostModel model_;
+  CompileStats& stats_;
+  const Clock::time_point start_;
+  std::optional<CompileResult> best_;
+  std::string last_failure_;
+  bool out_of_time_ = false;
+};
+
+}  // namespace
+
 CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
                       const CompileOptions& options) {
   Clock::time_point start = Clock::now();
@@ -84,87 +202,11 @@ CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
   if (options.after_saturation) options.after_saturation(selector);
   stats.saturate_seconds = since(t);
 
-  auto extractor = selector.extractor(options.extract);
-  std::optional<CompileResult> best;
-  std::string last_failure;
-  bool out_of_time = false;
-  stats.stop = "every candidate within the size bound was examined";
-  while (true) {
-    if (stats.candidates >= options.max_candidates) {
-      stats.stop = "candidate limit (" + std::to_string(options.max_candidates) + ")";
-      break;
-    }
-    if (Clock::now() - start > options.time_limit) {
-      stats.stop = "time limit";
-      out_of_time = true;
-      break;
-    }
-    if (best) {
-      size_t patience = std::max(
-          options.min_patience,
-          static_cast<size_t>(options.patience_factor * static_cast<double>(stats.best_candidate)));
-      if (stats.candidates - stats.best_candidate >= patience) {
-        stats.stop =
-            "no better program in " + std::to_string(patience) + " candidates after the best";
-        break;
-      }
-    }
-    t = Clock::now();
-    std::optional<isel::PiiGraph> graph = extractor->next();
-    stats.extract_seconds += since(t);
-    if (!graph) break;
-    ++stats.candidates;
-    t = Clock::now();
-    alloc::AllocOptions alloc_options = options.alloc;
-    alloc_options.deadline = std::min(alloc_options.deadline, start + options.time_limit);
-    if (!alloc_options.call_cost)
-      alloc_options.call_cost = allocationCost(result.model, isa, selector.units());
-    alloc::AllocResult allocation =
-        alloc::allocate(isa, selector.units(), *graph, selector.kernel(), alloc_options);
-    stats.alloc_seconds += since(t);
-    stats.solver_seconds += allocation.solver_seconds;
-    stats.orders_tried += allocation.orders_tried;
-    stats.rematerialised += allocation.rematerialised;
-    if (allocation.status != alloc::AllocStatus::kAllocated) {
-      ++(allocation.status == alloc::AllocStatus::kLimit ? stats.solver_limits : stats.infeasible);
-      // A candidate the deadline stopped before any order was tried says less than one tried.
-      if (allocation.orders_tried > 0 || last_failure.empty()) last_failure = allocation.reason;
-      continue;
-    }
-    ++stats.allocated;
-    if (allocation.rewritten) graph = std::move(*allocation.rewritten);
-    allocation.rewritten.reset();
-    ProgramCosts costs = measure(isa, selector.units(), *graph, allocation);
-    if (!best || costs.betterThan(best->costs, result.model)) {
-      stats.best_candidate = stats.candidates;
-      CompileResult r;
-      r.graph = std::move(*graph);
-      r.allocation = std::move(allocation);
-      r.costs = costs;
-      best = std::move(r);
-    }
-  }
-  if (!best) {
-    // Phase 1 may have used the whole time limit: whether it found a candidate decides what the
-    // user is told (a computable kernel must not be reported as inexpressible).
-    if (stats.candidates == 0) {
-      if (!out_of_time || !extractor->next())
-        throw DiagnosticError(noCandidate(selector, stats.saturation));
-      fail(kernel.sourceFile(), {},
-           "the time limit (" +
-               secondsText(std::chrono::duration<double>(options.time_limit).count()) +
-               ") was reached before any instruction graph could be placed: phase 1 took " +
-               secondsText(stats.import_seconds + stats.saturate_seconds),
-           "raise --time-limit");
-    }
-    fail(kernel.sourceFile(), {},
-         "no instruction graph of the kernel can be placed in the ISA's buffers (" +
-             std::to_string(stats.candidates) + " candidates tried; last: " + last_failure + ")",
-         "the kernel may be too large for the buffers; raise --time-limit to try more candidates");
-  }
-  result.graph = std::move(best->graph);
-  result.allocation = std::move(best->allocation);
-  result.costs = best->costs;
+  CompileResult best =
+      CandidateSearch(isa, kernel, options, selector, result.model, stats, start).run();
+  result.graph = std::move(best.graph);
+  result.allocation = std::move(best.allocation);
+  result.costs = best.costs;
   result.program = buildProgram(isa, selector.units(), result.graph, result.allocation,
                                 selector.kernel(), kernel.name());
   stats.total_seconds = since(start);
