@@ -162,7 +162,23 @@ TEST_P(AmxKernel, CompilesAndVerifies) {
 
 INSTANTIATE_TEST_SUITE_P(TileProductsAndOneDnn, AmxKernel,
                          ::testing::Values("tile_u8s8_16x16x64", "tile_rows_u8s8_32x16x64",
-                                           "k1_u8s8_gemm_32x32x64", "k2_u8s8_gemm_16x32x64"));
+                                           "k1_u8s8_gemm_32x32x64", "k2_u8s8_gemm_16x32x64",
+                                           "k1_u8s8_gemm_32x32x128"));
+
+// K = 128: two 64-deep K blocks per output tile, A's blocks loaded at a row pitch of 128 bytes.
+// Each of A's 4 and B's 4 blocks is loaded once and each output tile is two accumulating tdpbusd.
+TEST(Compile, AmxGemmDeeperThanATileLoadsEachBlockOnce) {
+  Case c = compileCase("isa/amx.taidl", "examples/amx/k1_u8s8_gemm_32x32x128.hlo");
+  std::map<std::string, int> calls;
+  for (const oracle::Stmt& s : c.result.program.body)
+    ++calls[c.isa.instructions[static_cast<size_t>(s.unit)].name.text];
+  EXPECT_EQ(calls, (std::map<std::string, int>{{"tdpbusd", 8},
+                                               {"tileloadd", 4},
+                                               {"tileloadd_pitched", 4},
+                                               {"tilestored", 4},
+                                               {"tilezero", 4}}))
+      << oracle::printProgram(c.isa, c.result.program);
+}
 
 // oneDNN K3/K4: f32 rank-1 updates on AVX-512 alone (dot-rank-one, slice-of-broadcast and the
 // elementwise splits): per result vector a broadcast row element times a loaded A vector, plus +0.

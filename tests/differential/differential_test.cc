@@ -49,11 +49,12 @@ int kernelCount() {
 }
 
 // Floors: the least fraction of generated kernels that must compile and verify, set a little
-// below what compiles on 2026-12-01 at the default seed and count (README.md has the numbers).
+// below what compiles at the default seed and count (README.md has the numbers; amx raised on
+// 2026-12-02 when its K = 128 tile GEMMs began to compile).
 // They are checked only for sets of at least 100 kernels (smaller sets are too noisy).
 double floorFor(const std::string& isa) {
   static const std::map<std::string, double> floors{
-      {"qkv", 0.90}, {"qkv_new", 0.90}, {"gemmini", 0.85}, {"amx", 0.92}, {"tpuv1", 0.70}};
+      {"qkv", 0.90}, {"qkv_new", 0.90}, {"gemmini", 0.85}, {"amx", 0.97}, {"tpuv1", 0.70}};
   return floors.at(isa);
 }
 

@@ -612,6 +612,34 @@ std::map<std::string, Literal> runBoth(const taidl::Isa& isa, const Program& p, 
   return many;
 }
 
+// tileloadd_pitched (isa/amx.taidl, TILELOADD's row pitch): 16 rows of 64 bytes, each `pitch`
+// bytes after the previous one; at pitch 64 it is the contiguous tileloadd.
+TEST(Machine, AmxPitchedTileLoadReadsRowsAtItsPitch) {
+  taidl::Isa isa = taidl::loadIsaFile(tacit::testing::sourceDir() + "/isa/amx.taidl", {});
+  Program p = parseProgram(isa, R"(kernel pitched hbm=5120 {
+  input a @0 : u8[16,128];
+  output half @2048 : u8[16,64];
+  output pitched64 @3072 : u8[16,64];
+  output contiguous @4096 : u8[16,64];
+  tileloadd_pitched(pitch=128, dst=0, addr=64);
+  tilestored(stride=64, src=0, addr=2048);
+  tileloadd_pitched(pitch=64, dst=1, addr=0);
+  tilestored(stride=64, src=1, addr=3072);
+  tileloadd(stride=64, dst=2, addr=0);
+  tilestored(stride=64, src=2, addr=4096);
+})",
+                           "pitched.tasm");
+  hlo::Literal a = hlo::randomLiteral(hlo::Shape(hlo::PrimitiveType::kU8, {16, 128}), 7);
+  auto out = run(isa, p, {{"a", a}});
+  for (int64_t r = 0; r < 16; ++r) {
+    for (int64_t c = 0; c < 64; ++c) {
+      EXPECT_EQ(out.at("half").getInt64(r * 64 + c), a.getInt64(r * 128 + 64 + c)) << r << " " << c;
+      EXPECT_EQ(out.at("pitched64").getInt64(r * 64 + c), a.getInt64(r * 64 + c)) << r << " " << c;
+    }
+  }
+  EXPECT_TRUE(out.at("pitched64").bitwiseEqual(out.at("contiguous")));
+}
+
 TEST(Machine, BatchedExecutionHonoursEveryDependency) {
   taidl::Isa isa = taidl::loadIsaFile(tacit::testing::sourceDir() + "/isa/amx.taidl", {});
   // fmadd r+8 reads zmm r+1 (zmm8 for r = 7: written by a queued fmadd); the load (a plain copy,
