@@ -64,7 +64,8 @@ bool CandidateExtractor::allowed(NodeId n, uint32_t ctx) const {
   }
   if (e.op() == ir_.overlayOp()) return isa_.buffers[ctx].is_hbm;
   if (e.op() == ir_.piiOp()) return ir_.piiDesc(e.attr()).buffer == static_cast<int>(ctx);
-  if (e.op() == ir_.inputOp() || e.op() == ir_.undefOp()) return ctx == 0;
+  if (e.op() == ir_.inputOp()) return ctx == 0;
+  if (e.op() == ir_.undefOp()) return true;  // whatever a region holds, in any buffer
   auto opcode = ir_.opcodeOf(e.op());
   if (!opcode) return false;
   if (*opcode == HloOpcode::kConstant) return ctx == 0;

@@ -217,6 +217,61 @@ class DotSplitFree : public IrRule {
   bool rows_;
 };
 
+// dot(a[m], b) = slice_0(dot(concatenate_0(a, undef[M-m]), b), 0, m) for m rows fewer than the
+// smallest unit's M: a unit computes each result row from that row of a alone, so whatever the
+// rows after a hold only changes result rows that the slice drops — exact for every type (a NaN
+// there stays in its own row). QKV's gemm computes 64 rows; a 16-row product runs on 16 loaded
+// rows and 48 rows of whatever d1 holds.
+class DotPadRows : public IrRule {
+ public:
+  DotPadRows()
+      : IrRule({.name = "dot-pad-rows",
+                .identity = "dot(a[m, k], b) = slice(dot(concatenate_0(a, undef[M-m, k]), b), "
+                            "[0:m]), M the smallest unit's dot rows above m",
+                .lhs_ops = {HloOpcode::kDot},
+                .rhs_ops = {HloOpcode::kDot, HloOpcode::kSlice, HloOpcode::kConcatenate}}) {}
+  std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
+    std::set<int64_t> sizes = needs.dot_rows;
+    std::set<hlo::PrimitiveType> types = needs.dot_types;
+    return {dotRewrite(
+        b, name(),
+        [&b, sizes, types](const OpDesc& d, ClassId, ClassId x,
+                           ClassId y) -> std::optional<ClassId> {
+          // Only a product some unit computes (AVX-512's f32 rank-1 updates are not dots).
+          if (!types.count(d.shape.elementType()) || !plainMatrixDot(d, b.shape(x), b.shape(y)))
+            return std::nullopt;
+          const hlo::DotDims& dd = *d.attrs.dot_dims;
+          if (dd.lhs_contracting[0] != 1) return std::nullopt;  // dot-orient makes it so
+          int64_t m = d.shape.dim(0);
+          auto above = sizes.upper_bound(m);
+          if (sizes.empty() || *sizes.begin() <= m || above == sizes.end()) return std::nullopt;
+          const int64_t rows = *above;
+          const hlo::Shape a = b.shape(x);  // a copy: adding nodes may move the analysis data
+          ClassId rest = b.undef(hlo::Shape(a.elementType(), {rows - m, a.dim(1)}));
+          ClassId padded = b.concatenate(std::vector<ClassId>{x, rest}, 0);
+          return sliceDim(b, redot(b, d, padded, y), 0, 0, m);
+        })};
+  }
+  std::vector<std::string> examples() const override {
+    return {entryModule(R"(
+  a = bf16[5,8] parameter(0)
+  b = bf16[8,16] parameter(1)
+  ROOT d = bf16[5,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+)"),
+            entryModule(R"(
+  a = s32[3,8] parameter(0)
+  b = s32[8,16] parameter(1)
+  ROOT d = s32[3,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+)")};
+  }
+  IsaNeeds exampleNeeds() const override {
+    IsaNeeds n;
+    n.dot_rows = {16};
+    n.dot_types = {hlo::PrimitiveType::kBF16, hlo::PrimitiveType::kS32};
+    return n;
+  }
+};
+
 // Integer dot(a, b) = add(dot(a[:, K-k:K], b[K-k:K, :]), dot(a[:, 0:K-k], b[0:K-k, :])): the last
 // k-slice peeled off, so accumulating units match add(dot(tile), rest). Integer addition is
 // associative (wrap-around), so this is exact; float sums are not and are never split.
@@ -1203,6 +1258,7 @@ std::vector<std::unique_ptr<IrRule>> makeLibrary() {
   rules.push_back(std::make_unique<DotSplitFree>(true));
   rules.push_back(std::make_unique<DotSplitFree>(false));
   rules.push_back(std::make_unique<DotSplitContracting>());
+  rules.push_back(std::make_unique<DotPadRows>());
   rules.push_back(std::make_unique<DotOrient>());
   rules.push_back(std::make_unique<DotRankOne>());
   rules.push_back(std::make_unique<MovementThroughConvert>());
@@ -1267,6 +1323,7 @@ IsaNeeds analyzeIsa(const taidl::Isa&, const UnitSet& units) {
         continue;
       if (auto r = largest(op.type.dims[0], u)) needs.dot_rows.insert(*r);
       if (auto c = largest(op.type.dims[1], u)) needs.dot_cols.insert(*c);
+      needs.dot_types.insert(op.type.dtype);
       const taidl::SymOp& lhs =
           p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(n.children[0])].op)];
       if (lhs.type.dims.size() == 2) {

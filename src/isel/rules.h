@@ -33,6 +33,7 @@ struct IsaNeeds {
   std::set<hlo::HloOpcode> ops;          // operators of any unit pattern
   std::set<int64_t> dot_rows, dot_cols;  // result extents of the units' dots (largest per α range)
   std::set<int64_t> dot_depths;          // contracting extents of the units' dots
+  std::set<hlo::PrimitiveType> dot_types;  // result element types of the units' dots
   // Extents of the units' rank-2 elementwise results (largest per α range), per operator and
   // result type.
   struct Extents {

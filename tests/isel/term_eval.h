@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <map>
+#include <random>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -24,19 +25,31 @@ inline hlo::Literal hbmBytes(const hlo::Literal& logical, const hlo::Shape& with
   return bytes;
 }
 
-// Evaluates `t` (HLO operators over `input` leaves only). `inputs[i]` are the bytes of kernel
-// parameter i.
+// Evaluates `t` (HLO operators over `input` and `undef` leaves). `inputs[i]` are the bytes of
+// kernel parameter i. An `undef` leaf (a region whose content does not matter) holds arbitrary
+// bits drawn from `undef_seed` — NaNs, infinities and extreme integers included: a term that names
+// one must equal the kernel whatever they are.
 inline hlo::Literal evaluateTerm(const IrLanguage& ir, const egraph::Term& t,
-                                 std::span<const hlo::Literal> inputs) {
+                                 std::span<const hlo::Literal> inputs, uint64_t undef_seed = 1) {
   HloEmitter emitter("term");
+  std::vector<hlo::Literal> args(inputs.begin(), inputs.end());
   std::vector<hlo::HloInstruction*> params;
   for (size_t i = 0; i < inputs.size(); ++i)
     params.push_back(emitter.parameter(static_cast<int64_t>(i), inputs[i].shape()));
+  std::mt19937_64 bits(undef_seed);
   std::vector<hlo::HloInstruction*> value(t.size());
   for (size_t i = 0; i < t.size(); ++i) {
     const egraph::TermNode& n = t[i];
     if (n.op == ir.inputOp()) {
       value[i] = params.at(static_cast<size_t>(ir.inputDesc(n.attr).parameter));
+      continue;
+    }
+    if (n.op == ir.undefOp()) {
+      hlo::Literal any(ir.opDesc(n.attr).shape);
+      for (size_t k = 0; k < any.byteCount(); ++k)
+        any.bytes()[k] = static_cast<uint8_t>(bits());
+      value[i] = emitter.parameter(static_cast<int64_t>(args.size()), any.shape());
+      args.push_back(std::move(any));
       continue;
     }
     if (!ir.isHloOp(n.op))
@@ -47,7 +60,7 @@ inline hlo::Literal evaluateTerm(const IrLanguage& ir, const egraph::Term& t,
     value[i] = emitter.op(ir.opDesc(n.attr), operands);
   }
   auto module = emitter.finish(value[t.root()]);
-  return hlo::evaluate(*module, inputs);
+  return hlo::evaluate(*module, args);
 }
 
 }  // namespace tacit::isel::testing
