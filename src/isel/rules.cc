@@ -217,17 +217,17 @@ class DotSplitFree : public IrRule {
   bool rows_;
 };
 
-// dot(a[m], b) = slice_0(dot(concatenate_0(a, undef[M-m]), b), 0, m) for m rows fewer than the
-// smallest unit's M: a unit computes each result row from that row of a alone, so whatever the
-// rows after a hold only changes result rows that the slice drops — exact for every type (a NaN
-// there stays in its own row). QKV's gemm computes 64 rows; a 16-row product runs on 16 loaded
-// rows and 48 rows of whatever d1 holds.
+// dot(a[m], b) = slice_0(dot(concatenate_0(a, undef[M-m]), b), 0, m) for m rows fewer than every
+// unit's dot computes, M the smallest: a unit computes each result row from that row of a alone, so
+// whatever the rows after a hold only changes result rows that the slice drops — exact for every
+// type (a NaN there stays in its own row). QKV's gemm computes 64 rows; a 16-row product runs on 16
+// loaded rows and 48 rows of whatever d1 holds.
 class DotPadRows : public IrRule {
  public:
   DotPadRows()
       : IrRule({.name = "dot-pad-rows",
                 .identity = "dot(a[m, k], b) = slice(dot(concatenate_0(a, undef[M-m, k]), b), "
-                            "[0:m]), M the smallest unit's dot rows above m",
+                            "[0:m]), m below every unit's dot rows, M the smallest",
                 .lhs_ops = {HloOpcode::kDot},
                 .rhs_ops = {HloOpcode::kDot, HloOpcode::kSlice, HloOpcode::kConcatenate}}) {}
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
@@ -242,10 +242,9 @@ class DotPadRows : public IrRule {
             return std::nullopt;
           const hlo::DotDims& dd = *d.attrs.dot_dims;
           if (dd.lhs_contracting[0] != 1) return std::nullopt;  // dot-orient makes it so
-          int64_t m = d.shape.dim(0);
-          auto above = sizes.upper_bound(m);
-          if (sizes.empty() || *sizes.begin() <= m || above == sizes.end()) return std::nullopt;
-          const int64_t rows = *above;
+          const int64_t m = d.shape.dim(0);
+          if (sizes.empty() || *sizes.begin() <= m) return std::nullopt;
+          const int64_t rows = *sizes.begin();
           const hlo::Shape a = b.shape(x);  // a copy: adding nodes may move the analysis data
           ClassId rest = b.undef(hlo::Shape(a.elementType(), {rows - m, a.dim(1)}));
           ClassId padded = b.concatenate(std::vector<ClassId>{x, rest}, 0);
