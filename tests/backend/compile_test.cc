@@ -119,19 +119,13 @@ TEST(Compile, QkvProductOfFewerRowsThanTheGemmIgnoresThePaddingRows) {
   VerifyReport r = verify(c.isa, *c.kernel, c.result.program, {.sets = 3, .seed = 21});
   EXPECT_TRUE(r.ok) << r.mismatch;
   // The same program after a prologue that fills d1 with NaNs (bf16 0xffc0 from HBM).
-  std::string text = oracle::printProgram(c.isa, c.result.program);
-  size_t body = text.find("  load_rm(");
-  ASSERT_NE(body, std::string::npos) << text;
-  text.insert(body, "  load_rm(n=128, addr_in=" + std::to_string(c.result.program.hbm_bytes) +
-                        ", addr_out=0);\n");
-  size_t size_at = text.find("hbm=") + 4;
-  size_t size_end = text.find(' ', size_at);
-  const int64_t nan_bytes = 128 * 64 * 2;
-  text.replace(size_at, size_end - size_at, std::to_string(c.result.program.hbm_bytes + nan_bytes));
-  size_t first_decl = text.find("  input ");
-  text.insert(first_decl, "  input nans @" + std::to_string(c.result.program.hbm_bytes) + " : u8[" +
-                              std::to_string(nan_bytes) + "];\n");
-  oracle::Program poisoned = oracle::parseProgram(c.isa, text, "poisoned.tasm");
+  const int64_t nan_bytes = 128 * 64 * 2, nan_at = c.result.program.hbm_bytes;
+  oracle::Program poisoned = c.result.program;
+  poisoned.hbm_bytes += nan_bytes;
+  poisoned.addInput("nans", nan_at, hlo::Shape(hlo::PrimitiveType::kU8, {nan_bytes}));
+  oracle::Program prologue;
+  prologue.call(c.isa, "load_rm", {{"n", 128}, {"addr_in", nan_at}, {"addr_out", 0}});
+  poisoned.body.insert(poisoned.body.begin(), prologue.body.front());
   hlo::Literal nans(hlo::Shape(hlo::PrimitiveType::kU8, {nan_bytes}));
   for (int64_t i = 0; i < nan_bytes; ++i)
     nans.setInt64(i, i % 2 ? 0xff : 0xc0);
@@ -139,7 +133,8 @@ TEST(Compile, QkvProductOfFewerRowsThanTheGemmIgnoresThePaddingRows) {
   for (const hlo::HloInstruction* p : c.kernel->entry()->parameters())
     args.push_back(hlo::randomLiteral(p->shape(), 30 + args.size()));
   auto out = oracle::run(c.isa, poisoned, {{"a", args[0]}, {"b", args[1]}, {"nans", nans}});
-  EXPECT_TRUE(out.at("out").bitwiseEqual(hlo::evaluate(*c.kernel, args))) << text;
+  EXPECT_TRUE(out.at("out").bitwiseEqual(hlo::evaluate(*c.kernel, args)))
+      << oracle::printProgram(c.isa, poisoned);
 }
 
 class GemminiKernel : public ::testing::TestWithParam<const char*> {};
