@@ -116,7 +116,7 @@ AttrId AttrTable::intern(std::string_view bytes) {
   // chunk of their own), so earlier views are never moved.
   if (chunks_.empty() || chunk_size_ - chunk_used_ < bytes.size()) {
     size_t size = std::max(kAttrChunkBytes, bytes.size());
-    chunks_.push_back(std::make_unique<char[]>(size));
+    chunks_.push_back(std::make_unique_for_overwrite<char[]>(size));
     chunk_size_ = size;
     chunk_used_ = 0;
     chunk_bytes_ += size;

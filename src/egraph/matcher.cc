@@ -370,7 +370,7 @@ void Matches::reset(uint32_t nvars, uint32_t nattrs) {
 
 uint32_t* Matches::appendRow() {
   if (size_ == chunks_.size() * kRowsPerChunk)
-    chunks_.push_back(std::make_unique<uint32_t[]>(kRowsPerChunk * stride_));
+    chunks_.push_back(std::make_unique_for_overwrite<uint32_t[]>(kRowsPerChunk * stride_));
   uint32_t* row = chunks_[size_ / kRowsPerChunk].get() + (size_ % kRowsPerChunk) * stride_;
   ++size_;
   return row;
