@@ -1156,7 +1156,7 @@ void IsaMatcher::replayFailure(const MatchFailure& f) {
   failures_.push_back(f);
 }
 
-size_t IsaMatcher::run() {
+size_t IsaMatcher::run(ViewIndex* shared_views) {
   std::vector<MatchFailure> previous_failures = std::move(failures_);
   std::vector<PairRecord> previous = std::move(records_);
   std::vector<uint32_t> previous_begin = std::move(pattern_records_);
@@ -1166,8 +1166,13 @@ size_t IsaMatcher::run() {
   records_.clear();
   pattern_records_.clear();
   egraph::EGraph& g = b_.egraph();
-  ViewIndex views(g, b_);
-  views_ = &views;
+  std::optional<ViewIndex> own_views;
+  if (shared_views) {
+    shared_views->refresh();
+  } else {
+    own_views.emplace(g, b_);
+  }
+  views_ = shared_views ? shared_views : &*own_views;
   std::vector<ClassId> classes(g.classes().begin(), g.classes().end());
   const std::vector<int32_t> changed_within = changedNeighbourhoods();
   // Match everything on the clean e-graph first, then construct (construction adds nodes).

@@ -75,7 +75,7 @@ class IsaMatcher {
 
   // Tries every pattern at every candidate class of the (clean) e-graph; adds the piis it finds.
   // Returns the number of e-graph changes.
-  size_t run();
+  size_t run(ViewIndex* views = nullptr);
 
   // Kernel results written block by block (region_write.cc): a result region (u8[N], the row-major
   // bytes of a class built by concatenations) whose blocks an instruction can each write into the

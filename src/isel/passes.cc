@@ -164,10 +164,35 @@ const hlo::Literal* literalOf(const egraph::EGraph& g, const IrLanguage& ir, Cla
   return nullptr;
 }
 
-PassStats runViewPass(egraph::EGraph& g, IrBuilder& b) {
+struct ViewPass::State {
+  State(egraph::EGraph& g, IrBuilder& b) : index(g, b), owner(0) {}
+  ViewIndex index;
+  ViewOwners owner;  // every exact view key registered so far, with its first class
+  // Per class id: ViewIndex::computedAt() of the views whose keys are registered (the matcher and
+  // the row split may compute views between two runs of the pass).
+  std::vector<uint32_t> registered;
+};
+
+ViewPass::ViewPass(egraph::EGraph& g, IrBuilder& b)
+    : g_(g), b_(b), state_(std::make_unique<State>(g, b)) {}
+
+ViewPass::~ViewPass() = default;
+
+ViewIndex& ViewPass::views() {
+  return state_->index;
+}
+
+// A class whose views come from the memo had them registered when they were computed (view keys
+// are facts: a class never stops being a view it was), so only classes with views not registered
+// yet register theirs and unite with earlier owners; the permutation runs below look at every
+// class.
+PassStats ViewPass::run() {
+  egraph::EGraph& g = g_;
+  IrBuilder& b = b_;
+  ViewIndex& index = state_->index;
+  ViewOwners& owner = state_->owner;
+  index.refresh();
   PassStats stats;
-  ViewIndex index(g, b);
-  ViewOwners owner(2 * g.classCount());
   std::vector<int64_t> key;
   std::vector<std::pair<ClassId, ClassId>> unions;
   struct SliceRequest {
@@ -179,15 +204,23 @@ PassStats runViewPass(egraph::EGraph& g, IrBuilder& b) {
   std::vector<ClassId> classes(g.classes().begin(), g.classes().end());
   for (ClassId c : classes) {
     const hlo::Shape& type = b.shape(c);
-    for (const BaseView& bv : index.views(c)) {
+    const std::vector<BaseView>& views = index.views(c);
+    if (c.value >= state_->registered.size()) state_->registered.resize(c.value + 1, 0);
+    const uint32_t computed_at = index.computedAt(c);
+    const bool unregistered = state_->registered[c.value] != computed_at;
+    state_->registered[c.value] = computed_at;
+    for (const BaseView& bv : views) {
       if (!bv.exact()) continue;  // reads padding: not a view of the base
-      viewKey(key, bv.base, type, bv.view);
-      ClassId first = owner.tryEmplace(key, c);
-      if (first != c && !g.same(first, c)) unions.emplace_back(first, c);
-      bool range_of_bytes = bv.base != c && isByteVector(type) && isByteVector(b.shape(bv.base)) &&
-                            bv.view.isContiguous() && bv.view.byteCount() < b.shape(bv.base).dim(0);
-      if (range_of_bytes)
-        slices.push_back({c, bv.base, bv.view.offset, bv.view.offset + bv.view.byteCount()});
+      if (unregistered) {
+        viewKey(key, bv.base, type, bv.view);
+        ClassId first = owner.tryEmplace(key, c);
+        if (first != c && !g.same(first, c)) unions.emplace_back(first, c);
+        bool range_of_bytes = bv.base != c && isByteVector(type) &&
+                              isByteVector(b.shape(bv.base)) && bv.view.isContiguous() &&
+                              bv.view.byteCount() < b.shape(bv.base).dim(0);
+        if (range_of_bytes)
+          slices.push_back({c, bv.base, bv.view.offset, bv.view.offset + bv.view.byteCount()});
+      }
       if (bv.base != c && isByteVector(type) && !isByteVector(b.shape(bv.base))) {
         int64_t base_bytes = b.shape(bv.base).byteSize();
         if (base_bytes > kMaxPermutedBytes) continue;
@@ -245,9 +278,19 @@ PassStats runViewPass(egraph::EGraph& g, IrBuilder& b) {
   return stats;
 }
 
-PassStats runRowSplitPass(egraph::EGraph& g, IrBuilder& b, int64_t max_rows) {
+PassStats runViewPass(egraph::EGraph& g, IrBuilder& b) {
+  return ViewPass(g, b).run();
+}
+
+PassStats runRowSplitPass(egraph::EGraph& g, IrBuilder& b, int64_t max_rows, ViewIndex* views) {
   PassStats stats;
-  ViewIndex index(g, b);
+  std::optional<ViewIndex> own;
+  if (views) {
+    views->refresh();
+  } else {
+    own.emplace(g, b);
+  }
+  ViewIndex& index = views ? *views : *own;
   std::vector<ClassId> split;
   for (ClassId c : std::vector<ClassId>(g.classes().begin(), g.classes().end())) {
     const hlo::Shape& type = b.shape(c);

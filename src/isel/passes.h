@@ -14,10 +14,13 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 #include "isel/ir_builder.h"
 
 namespace tacit::isel {
+
+class ViewIndex;
 
 struct PassStats {
   size_t unions = 0;
@@ -26,11 +29,30 @@ struct PassStats {
 
 // All require a clean e-graph and leave it rebuilt.
 PassStats runViewPass(egraph::EGraph& g, IrBuilder& b);
+// The view pass run again and again on one growing e-graph (the selector's iterations): what it
+// learnt stays, and each run computes views only for the classes whose movement closure changed
+// (the same unions and slices as runViewPass; docs/isel.md, "Saturation").
+class ViewPass {
+ public:
+  ViewPass(egraph::EGraph& g, IrBuilder& b);
+  ~ViewPass();
+  PassStats run();
+  // The views it keeps (other passes of the same e-graph may query them after a refresh()).
+  ViewIndex& views();
+
+ private:
+  struct State;
+  egraph::EGraph& g_;
+  IrBuilder& b_;
+  std::unique_ptr<State> state_;
+};
 // Tiling for data movement: a tensor that is a view of a byte vector (an HBM region) whose rows
 // are contiguous but not adjacent (a column block of a row-major matrix) is also the
 // concatenation of its rows, each of which a contiguous load or store can move. At most
 // `max_rows` rows.
-PassStats runRowSplitPass(egraph::EGraph& g, IrBuilder& b, int64_t max_rows = 256);
+// `views`: a ViewIndex kept across runs (refreshed here), else one of its own.
+PassStats runRowSplitPass(egraph::EGraph& g, IrBuilder& b, int64_t max_rows = 256,
+                          ViewIndex* views = nullptr);
 PassStats runConstantFoldPass(egraph::EGraph& g, IrBuilder& b, int64_t max_elements = 1 << 16);
 
 // The literal a class holds, if one of its e-nodes is a constant.

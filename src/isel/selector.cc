@@ -28,7 +28,8 @@ Selector::Selector(const taidl::Isa& isa, const hlo::HloModule& kernel, Selector
       consts_(&g_.addAnalysis<ConstAnalysis>(ir_)),
       builder_(g_, ir_, *shapes_),
       kernel_(importKernel(kernel, builder_)),
-      matcher_(isa, units_, builder_) {
+      matcher_(isa, units_, builder_),
+      view_pass_(g_, builder_) {
   std::vector<ClassId> results;
   for (const KernelResult& r : kernel_.results)
     results.push_back(r.bytes_class);
@@ -58,10 +59,10 @@ SaturationStats Selector::saturate() {
                             egraph::Limits{.max_nodes = options_.max_nodes, .max_iterations = 1});
       runner.setApplied(&applied_).run(rules_);
     }
-    changes += runViewPass(g_, builder_).unions;
+    changes += view_pass_.run().unions;
     changes += runConstantFoldPass(g_, builder_).unions;
-    changes += runRowSplitPass(g_, builder_).unions;
-    changes += matcher_.run();
+    changes += runRowSplitPass(g_, builder_, 256, &view_pass_.views()).unions;
+    changes += matcher_.run(&view_pass_.views());
     changes += matcher_.writeRegions(result_bytes);
     g_.rebuild();
     changes += g_.nodeCount() - std::min(g_.nodeCount(), before_nodes);

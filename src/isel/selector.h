@@ -12,6 +12,7 @@
 #include "isel/extract.h"
 #include "isel/isa_match.h"
 #include "isel/kernel.h"
+#include "isel/passes.h"
 #include "isel/rules.h"
 #include "isel/units.h"
 
@@ -75,6 +76,7 @@ class Selector {
   std::vector<const IrRule*> selected_;
   std::vector<egraph::Rewrite> rules_;
   egraph::AppliedMatches applied_;  // the rules' matches applied by earlier iterations
+  ViewPass view_pass_;              // what it learnt in earlier iterations
   bool saturated_ = false;
 };
 

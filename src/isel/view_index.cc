@@ -10,14 +10,66 @@ bool isByteVector(const hlo::Shape& s) {
   return s.elementType() == hlo::PrimitiveType::kU8 && s.rank() == 1;
 }
 
+void ViewIndex::grow(size_t id) {
+  if (id < known_.size()) return;
+  size_t size = std::max<size_t>(id + 1, 2 * known_.size());
+  known_.resize(size, 0);
+  visiting_.resize(size, 0);
+  memo_.resize(size);
+  edges_.resize(size);
+  computed_at_.resize(size, 0);
+}
+
+// Forgets the views of every class whose view edges changed (a new movement e-node, a child merged
+// into another class, the class itself merged away), then of every class with an edge to a
+// forgotten one, and so on up: the rest were computed from what is still there.
+void ViewIndex::refresh() {
+  ++epoch_;
+  std::vector<uint32_t> stale;
+  for (uint32_t id = 0; id < known_.size(); ++id) {
+    if (!known_[id]) continue;
+    if (g_.find(ClassId(id)).value != id) {
+      known_[id] = 0;
+      continue;
+    }
+    edgesOf(ClassId(id), scratch_);
+    if (scratch_ == edges_[id]) continue;
+    known_[id] = 0;
+    stale.push_back(id);
+  }
+  while (!stale.empty()) {
+    ClassId c(stale.back());
+    stale.pop_back();
+    g_.forEachParent(c, [&](NodeId n) {
+      if (!isViewEdge(n)) return;
+      uint32_t parent = g_.classOf(n).value;
+      if (parent < known_.size() && known_[parent]) {
+        known_[parent] = 0;
+        stale.push_back(parent);
+      }
+    });
+  }
+}
+
+uint32_t ViewIndex::computedAt(ClassId c) const {
+  c = g_.find(c);
+  return c.value < known_.size() && known_[c.value] ? computed_at_[c.value] : 0;
+}
+
+bool ViewIndex::isViewEdge(NodeId n) const {
+  auto opcode = b_.ir().opcodeOf(g_.node(n).op());
+  return opcode && (isMovement(*opcode) || *opcode == HloOpcode::kPad);
+}
+
+void ViewIndex::edgesOf(ClassId c, std::vector<Edge>& out) const {
+  out.clear();
+  for (NodeId n : g_.nodes(c))
+    if (isViewEdge(n)) out.push_back({n, g_.find(g_.node(n).child(0))});
+}
+
 const std::vector<BaseView>& ViewIndex::views(ClassId c) {
   c = g_.find(c);
-  if (c.value >= known_.size()) {
-    size_t size = std::max<size_t>(c.value + 1, 2 * known_.size());
-    known_.resize(size, 0);
-    visiting_.resize(size, 0);
-    memo_.resize(size);
-  }
+  grow(c.value);
   if (known_[c.value]) return memo_[c.value];
   std::vector<BaseView> result{{c, StridedView::identity(b_.shape(c).byteSize())}};
   if (visiting_[c.value]) {  // a cycle: identity only, and not remembered
@@ -42,6 +94,8 @@ const std::vector<BaseView>& ViewIndex::views(ClassId c) {
   // memo_ does not grow below (views() of the children were queried above).
   memo_[c.value] = std::move(result);
   known_[c.value] = 1;
+  computed_at_[c.value] = epoch_;
+  edgesOf(c, edges_[c.value]);
   if (stack_.empty()) {
     // The outermost query is complete (cuts only mark classes above the cut one).
     for (uint32_t x : incomplete_) {

@@ -1,6 +1,7 @@
 // The strided views (view.h) of every e-class over older classes, through the movement e-nodes of
-// the e-graph, memoised for one clean e-graph (passes.h's view pass and the matcher's strided
-// moves share it).
+// the e-graph, memoised for one clean e-graph (the matcher's strided moves and the row split use
+// one per pass). The view pass keeps one across saturation iterations: refresh() starts a new
+// e-graph state, and a memoised class is computed again only if its movement closure changed.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +33,27 @@ class ViewIndex {
   // of the oldest bases), exact or not. The reference is valid until the next call.
   const std::vector<BaseView>& views(ClassId c);
 
+  // The e-graph may have changed since the last views() (it must be clean again): views memoised
+  // before stay only for classes whose movement and pad e-nodes, their canonical children, and so
+  // on down, are what they were when the views were computed (nodes are never removed, so a class
+  // whose closure is unchanged has the same views). Linear in the e-nodes of memoised classes.
+  void refresh();
+  // When the views of c were computed: a number that grows with every refresh() (0: not known).
+  // Views computed since the last refresh() (not taken from the memo) have the current one.
+  uint32_t computedAt(ClassId c) const;
+  bool computedNow(ClassId c) const { return computedAt(c) == epoch_; }
+
  private:
+  // A movement or pad e-node of a class and its child's canonical id when the views were computed.
+  struct Edge {
+    NodeId node;
+    ClassId child;
+    friend bool operator==(const Edge&, const Edge&) = default;
+  };
   void extend(ClassId c, NodeId n, std::vector<BaseView>& result);
+  bool isViewEdge(NodeId n) const;
+  void edgesOf(ClassId c, std::vector<Edge>& out) const;
+  void grow(size_t id);
 
   const egraph::EGraph& g_;
   IrBuilder& b_;
@@ -49,6 +69,12 @@ class ViewIndex {
   std::vector<uint8_t> visiting_;  // per class id: on stack_ (dense, like known_)
   std::vector<uint32_t> incomplete_;
   std::vector<BaseView> cut_;
+  // Across refresh(): per class id, the edges its views were computed from, and the refresh in
+  // which views() computed them.
+  std::vector<std::vector<Edge>> edges_;
+  std::vector<uint32_t> computed_at_;
+  std::vector<Edge> scratch_;
+  uint32_t epoch_ = 1;
 };
 
 bool isByteVector(const hlo::Shape& s);

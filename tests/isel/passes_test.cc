@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <tuple>
 
@@ -171,16 +172,25 @@ struct Saturation {
     }
   }
   // One iteration; `fresh` matches with a new matcher (everything again), `every_match` applies
-  // every match of the rules (none skipped as applied before).
-  void iterate(bool fresh, bool every_match = false) {
+  // every match of the rules (none skipped as applied before). With `kept_views` the view pass,
+  // the row split and the matcher share one ViewIndex across iterations, as Selector::saturate
+  // does, and `after_views` runs right after the view pass.
+  void iterate(bool fresh, bool every_match = false, ViewPass* kept_views = nullptr,
+               const std::function<void()>& after_views = {}) {
     egraph::Runner(g, egraph::Limits{.max_nodes = 50'000, .max_iterations = 1})
         .setApplied(every_match ? nullptr : &applied)
         .run(rules);
-    runViewPass(g, b);
+    ViewIndex* views = kept_views ? &kept_views->views() : nullptr;
+    if (kept_views) {
+      kept_views->run();
+    } else {
+      runViewPass(g, b);
+    }
+    if (after_views) after_views();
     runConstantFoldPass(g, b);
-    runRowSplitPass(g, b);
+    runRowSplitPass(g, b, 256, views);
     if (fresh || !matcher) matcher = std::make_unique<IsaMatcher>(isa, units, b);
-    matcher->run();
+    matcher->run(views);
     matcher->writeRegions(regions);
     g.rebuild();
   }
@@ -263,6 +273,68 @@ TEST(IsaMatcher, SkippingAppliedMatchesEqualsApplyingEveryMatch) {
     }
     EXPECT_GT(skipping.applied.skipped(), 0u);
   }
+}
+
+// The view pass keeps its views across iterations and computes only classes whose movement
+// closure changed (ViewIndex::refresh): after each of its runs a pass that computes every class
+// from scratch finds nothing more to unite or slice.
+TEST(ViewPass, KeptViewsLeaveNothingForAFreshPass) {
+  for (auto [spec, file] :
+       {std::pair<const char*, const char*>{"isa/gemmini.taidl", "examples/gemmini/mm3_add_d.hlo"},
+        {"isa/gemmini.taidl", "examples/gemmini/accumulated/mac_add.hlo"},
+        {"isa/amx.taidl", "examples/amx/k3_f32_outer_14x32.hlo"},
+        {"isa/amx.taidl", "examples/amx/k5_int8_gemm_requantize.hlo"},
+        {"isa/qkv.taidl", "examples/attention/attention.hlo"}}) {
+    SCOPED_TRACE(file);
+    KernelUnderTest t(spec, file);
+    Saturation s(t.isa, t.units, *t.kernel);
+    ViewPass kept(s.g, s.b);
+    size_t memo_hits = 0;
+    for (int k = 0; k < 10; ++k) {
+      SCOPED_TRACE(k);
+      size_t before = s.g.nodeCount();
+      s.iterate(false, false, &kept, [&] {
+        for (ClassId c : s.g.classes()) {
+          kept.views().views(c);
+          memo_hits += kept.views().computedNow(c) ? 0 : 1;
+        }
+        size_t nodes = s.g.nodeCount();
+        PassStats fresh = runViewPass(s.g, s.b);
+        EXPECT_EQ(fresh.unions, 0u);
+        EXPECT_EQ(s.g.nodeCount(), nodes);
+      });
+      if (k > 0 && s.g.nodeCount() == before) break;
+    }
+    EXPECT_GT(memo_hits, 0u);  // the memo is used at all
+  }
+}
+
+// A kept ViewIndex computes a class again once a movement e-node below it changes.
+TEST(ViewIndex, RefreshForgetsClassesWhoseMovementClosureChanged) {
+  Fixture f;
+  ClassId bytes = f.input(64);
+  ClassId other = f.g.add(f.ir.inputOp(), f.ir.encode(InputDesc{1, 64}));
+  ClassId x = f.b.reshape(bytes, {4, 16});
+  ClassId y = f.b.transpose(x, {1, 0});
+  ClassId z = f.b.reshape(other, {4, 16});
+  f.g.rebuild();
+  ViewIndex index(f.g, f.b);
+  auto reaches = [&](ClassId c, ClassId base) {
+    for (const BaseView& bv : index.views(c))
+      if (f.g.same(bv.base, base)) return true;
+    return false;
+  };
+  EXPECT_TRUE(reaches(y, bytes));
+  EXPECT_FALSE(reaches(y, other));
+  index.refresh();
+  EXPECT_TRUE(reaches(z, other));
+  EXPECT_FALSE(index.computedNow(y));  // nothing changed: from the memo
+  // x gains a movement e-node over `other`: y (above x) must see it.
+  f.g.unite(x, f.b.reshape(f.b.slice(other, {{0, 64, 1}}), {4, 16}));
+  f.g.rebuild();
+  index.refresh();
+  EXPECT_TRUE(reaches(y, other));
+  EXPECT_TRUE(index.computedNow(y));
 }
 
 }  // namespace
