@@ -13,8 +13,9 @@
 // the finest one the ISA can run. Compile time is the
 // median of N runs of backend::compile (single-threaded), wall clock and thread CPU time.
 //
-// Usage: bench_backend [--runs N] [--write-chain PATH] [FILTER]
-//   FILTER: substring of the row name; --write-chain writes the generated ~100-node Gemmini kernel.
+// Usage: bench_backend [--runs N] [--write-chain PATH] [--kernel ISA.taidl KERNEL.hlo]... [FILTER]
+//   FILTER: substring of the row name; --write-chain writes the generated ~100-node Gemmini kernel;
+//   --kernel times that kernel instead of the built-in rows (repeatable; no library sequence).
 #include <time.h>
 
 #include <algorithm>
@@ -348,12 +349,16 @@ std::pair<double, double> medianCompileMs(const taidl::Isa& isa, const hlo::HloM
 int main(int argc, char** argv) {
   int runs = 10;
   std::string filter;
+  std::vector<Row> own;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--write-chain") == 0 && i + 1 < argc) {
       std::ofstream(argv[++i]) << chainKernel();
       return 0;
+    } else if (std::strcmp(argv[i], "--kernel") == 0 && i + 2 < argc) {
+      std::string isa = argv[++i], file = argv[++i];
+      own.push_back({file, isa, readFile(file), kNone, ""});
     } else {
       filter = argv[i];
     }
@@ -364,10 +369,11 @@ int main(int argc, char** argv) {
               "lib.hbm", "pieces", "spec x", "hbm", "wall", "cpu", "verify");
   Summary multi_piece, per_operation, accumulated, all;
   std::vector<std::string> notes;
-  for (const Row& row : rows()) {
+  for (const Row& row : own.empty() ? rows() : own) {
     if (!filter.empty() && row.name.find(filter) == std::string::npos) continue;
     if (!isas.count(row.isa))
-      isas.emplace(row.isa, taidl::loadIsaFile(path("isa/" + row.isa + ".taidl")));
+      isas.emplace(row.isa,
+                   taidl::loadIsaFile(own.empty() ? path("isa/" + row.isa + ".taidl") : row.isa));
     const taidl::Isa& isa = isas.at(row.isa);
     auto m = hlo::parseModule(row.text, row.name);
     int64_t nodes = m->entry()->instructionCount();
