@@ -391,6 +391,7 @@ void EGraph::sortClassItems(uint32_t begin, uint32_t count) {
 // keys are gathered in one sequential pass over the node table, so the sorting itself touches
 // only the compact item array.
 void EGraph::buildIndex() {
+  ++index_generation_;
   const auto total = static_cast<uint32_t>(nodes_.size());
   for (uint32_t i = 0; i < total; ++i)
     uf_[i] = findRoot(i);

@@ -229,6 +229,9 @@ class EGraph {
   uint64_t unionCount() const { return unions_; }
   // Changes whenever a node is added or two classes are united (iterators compare it).
   uint64_t version() const { return version_; }
+  // Changes whenever rebuild() builds a new sorted index (not when it had nothing to do): caches
+  // of derived facts may live for one generation.
+  uint64_t indexGeneration() const { return index_generation_; }
   size_t memoryBytes() const;
   bool poisoned() const { return poisoned_; }
 
@@ -360,6 +363,7 @@ class EGraph {
   size_t class_count_ = 0;
   uint64_t unions_ = 0;
   uint64_t version_ = 0;
+  uint64_t index_generation_ = 0;
   bool poisoned_ = false;
 };
 

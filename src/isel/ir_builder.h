@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "isel/ir.h"
+#include "isel/value_range.h"
 
 namespace tacit::isel {
 
@@ -46,6 +47,10 @@ class IrBuilder {
   egraph::EGraph& egraph() { return g_; }
   IrLanguage& ir() { return ir_; }
 
+  // valueRange() of c, remembered for the rest of the e-graph's index generation (RangeMemo): the
+  // rules' preconditions ask about the same operands again and again within one application phase.
+  ValueRange valueRange(ClassId c) { return ranges_.of(g_, ir_, shapes_, c); }
+
   // Runs `build` (which adds nodes through this builder) without changing the e-graph: every add
   // only looks its node up (no attribute is interned, no node added). Returns build's class if
   // every node it builds exists already, else nullopt (at the first missing node). A rule whose
@@ -77,6 +82,7 @@ class IrBuilder {
   IrLanguage& ir_;
   const ShapeAnalysis& shapes_;
   bool probing_ = false;
+  RangeMemo ranges_;
 };
 
 }  // namespace tacit::isel

@@ -630,8 +630,7 @@ class ConvertGuardedS32 : public IrRule {
               done && b.egraph().same(*done, matched))
             return std::nullopt;
           ValueRange target = ValueRange::of(to);
-          if (!valueRange(b.egraph(), b.ir(), b.shapes(), x).within(target.lo, target.hi))
-            return std::nullopt;
+          if (!b.valueRange(x).within(target.lo, target.hi)) return std::nullopt;
           return guarded();
         })};
   }
@@ -706,8 +705,7 @@ class RoundIntegral : public IrRule {
           b.egraph().forEachNode(x, [&](NodeId n) {
             rounded |= b.ir().opcodeOf(b.egraph().node(n).op()) == HloOpcode::kRoundNearestEven;
           });
-          if (rounded || !valueRange(b.egraph(), b.ir(), b.shapes(), x).integral)
-            return std::nullopt;
+          if (rounded || !b.valueRange(x).integral) return std::nullopt;
           b.egraph().unite(b.unary(HloOpcode::kRoundNearestEven, x), x);
           return std::nullopt;
         })};

@@ -31,12 +31,15 @@ std::optional<double> roundTo(PrimitiveType t, double v) {
 
 class RangeFinder {
  public:
-  RangeFinder(const egraph::EGraph& g, const IrLanguage& ir, const ShapeAnalysis& shapes)
-      : g_(g), ir_(ir), shapes_(shapes) {}
+  RangeFinder(const egraph::EGraph& g, const IrLanguage& ir, const ShapeAnalysis& shapes,
+              std::vector<RangeMemo::Entry>* memo = nullptr)
+      : g_(g), ir_(ir), shapes_(shapes), memo_(memo) {}
 
   ValueRange ofClass(ClassId c, int depth) {
     c = g_.find(c);
     if (depth <= 0) return fullRange(c);
+    if (memo_ && c.value < memo_->size() && (*memo_)[c.value].depth >= depth)
+      return (*memo_)[c.value].range;
     const uint32_t hash = static_cast<uint32_t>(egraph::detail::hashFinish(c.value));
     const uint32_t at = index_.find(hash, [&](uint32_t i) { return seen_[i].cls == c.value; });
     if (at != egraph::detail::IdTable::kEmpty)  // its range, or (still on the stack) a cycle
@@ -49,6 +52,10 @@ class RangeFinder {
     ValueRange r = fullRange(c);
     g_.forEachNode(c, [&](NodeId n) { r = intersect(r, ofNode(g_.node(n), depth)); });
     seen_[self] = {c.value, true, r};  // a range cut short on a cycle is wider: still sound
+    if (memo_) {
+      if (c.value >= memo_->size()) memo_->resize(c.value + 1);
+      if ((*memo_)[c.value].depth < depth) (*memo_)[c.value] = {r, depth};
+    }
     return r;
   }
 
@@ -175,6 +182,7 @@ class RangeFinder {
   };
   std::vector<Seen> seen_;
   egraph::detail::IdTable index_;
+  std::vector<RangeMemo::Entry>* memo_;
 };
 
 }  // namespace
@@ -192,6 +200,15 @@ ValueRange ValueRange::of(PrimitiveType t) {
 ValueRange valueRange(const egraph::EGraph& g, const IrLanguage& ir, const ShapeAnalysis& shapes,
                       ClassId c, int depth) {
   return RangeFinder(g, ir, shapes).ofClass(c, depth);
+}
+
+ValueRange RangeMemo::of(const egraph::EGraph& g, const IrLanguage& ir, const ShapeAnalysis& shapes,
+                         ClassId c, int depth) {
+  if (generation_ != g.indexGeneration()) {
+    entries_.clear();
+    generation_ = g.indexGeneration();
+  }
+  return RangeFinder(g, ir, shapes, &entries_).ofClass(c, depth);
 }
 
 }  // namespace tacit::isel

@@ -9,7 +9,9 @@
 // reached again on a cycle, or below the depth limit) contributes its type's full range.
 #pragma once
 
+#include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "isel/ir.h"
 
@@ -32,5 +34,25 @@ struct ValueRange {
 // The range of class `c` (requires a clean e-graph). `depth` bounds the operand levels looked at.
 ValueRange valueRange(const egraph::EGraph& g, const IrLanguage& ir, const ShapeAnalysis& shapes,
                       ClassId c, int depth = 8);
+
+// valueRange() with the classes' ranges remembered across queries for one index generation of the
+// e-graph (EGraph::indexGeneration: the rule applications between two rebuilds). A range is a fact
+// about a class's value, so one computed before nodes were added later in the same generation is
+// still sound, only possibly wider than a fresh query's; a class is looked at again when asked
+// with more depth than it was computed with.
+class RangeMemo {
+ public:
+  ValueRange of(const egraph::EGraph& g, const IrLanguage& ir, const ShapeAnalysis& shapes,
+                ClassId c, int depth = 8);
+
+  struct Entry {
+    ValueRange range;
+    int depth = 0;  // 0: not computed
+  };
+
+ private:
+  std::vector<Entry> entries_;  // per class id
+  uint64_t generation_ = 0;
+};
 
 }  // namespace tacit::isel

@@ -320,6 +320,46 @@ ENTRY m {
   }
 }
 
+// The memo answers like a fresh query within one index generation, and a class asked for again
+// after the e-graph's next rebuild sees what was added since.
+TEST(ValueRanges, MemoLastsOneIndexGeneration) {
+  auto module = hlo::parseModule(R"(HloModule r
+ENTRY m {
+  x = f32[8] parameter(0)
+  lo = f32[] constant(-3)
+  hi = f32[] constant(7.5)
+  c = f32[8] clamp(lo, x, hi)
+  r = f32[8] round-nearest-even(c)
+  y = f32[8] add(x, x)
+  ROOT t = (f32[8], f32[8]) tuple(r, y)
+})",
+                                 "memo.hlo");
+  Fixture f;
+  ImportedKernel k = importKernel(*module, f.b);
+  f.g.rebuild();
+  ClassId r = k.results.at(0).value_class, y = k.results.at(1).value_class;
+  ValueRange fresh = valueRange(f.g, f.ir, f.shapes, r);
+  ValueRange memo = f.b.valueRange(r);
+  EXPECT_EQ(memo.lo, fresh.lo);
+  EXPECT_EQ(memo.hi, fresh.hi);
+  EXPECT_EQ(memo.integral, fresh.integral);
+  EXPECT_TRUE(std::isinf(f.b.valueRange(y).hi));
+  // y is also a clamp of itself: a fact the memo learns only in the next generation.
+  auto scalar = [&](double v) {
+    hlo::Literal l(hlo::Shape(hlo::PrimitiveType::kF32, {}));
+    l.setDouble(0, v);
+    return f.b.constant(std::move(l));
+  };
+  OpDesc clamp;
+  clamp.opcode = hlo::HloOpcode::kClamp;
+  ClassId clamped = f.b.add(std::move(clamp), std::vector<ClassId>{scalar(-1), y, scalar(1)});
+  f.g.unite(clamped, y);
+  EXPECT_TRUE(std::isinf(f.b.valueRange(y).hi));  // the same generation: remembered
+  f.g.rebuild();
+  EXPECT_EQ(f.b.valueRange(y).hi, 1.0);
+  EXPECT_EQ(f.b.valueRange(y).lo, -1.0);
+}
+
 TEST(IrRules, SelectionIsTheClosureOfTheIsaOperators) {
   EXPECT_TRUE(selectRules({}).empty());  // an ISA that uses nothing needs no rule
   for (hlo::HloOpcode op : {hlo::HloOpcode::kDot, hlo::HloOpcode::kAdd, hlo::HloOpcode::kConvert,
