@@ -257,13 +257,17 @@ void interfere(const std::vector<StoragePiece>& pu, int32_t u, const std::vector
     return std::all_of(others.begin(), others.end(),
                        [&](const StoragePiece& o) { return p.live.overlaps(o.live); });
   };
-  if (std::all_of(pu.begin(), pu.end(),
-                  [&](const StoragePiece& p) { return overlapsAll(p, pv); })) {
+  auto held = [](const std::vector<StoragePiece>& p) {
+    return std::any_of(p.begin(), p.end(), [](const StoragePiece& x) { return x.held; });
+  };
+  const bool by_root = !held(pu) && !held(pv);  // a held piece's root includes undefined bytes
+  if (by_root && std::all_of(pu.begin(), pu.end(),
+                             [&](const StoragePiece& p) { return overlapsAll(p, pv); })) {
     addPair(u, v, pairs);
     return;
   }
   for (const StoragePiece& a : pu) {
-    if (overlapsAll(a, pv)) {
+    if (by_root && overlapsAll(a, pv)) {
       addPair(a.value, v, pairs);
       continue;
     }
@@ -278,21 +282,32 @@ void interfere(const std::vector<StoragePiece>& pu, int32_t u, const std::vector
 StoragePieces storagePieces(const isel::PiiGraph& g, const isel::Storage& s, const Order& order,
                             const std::vector<Interval>& live) {
   std::vector<int64_t> pos = positions(g, order);
-  std::vector<std::vector<StoragePiece>> writes(g.values.size());
-  std::vector<bool> whole(g.values.size(), false);
+  std::vector<std::vector<StoragePiece>> writes(g.values.size()), held(g.values.size());
+  std::vector<bool> whole(g.values.size(), false), undef(g.values.size(), false);
   for (size_t v = 0; v < g.values.size(); ++v) {
     size_t r = static_cast<size_t>(s.root[v]);
     int32_t p = g.values[v].producer;
     PiiKind kind = p < 0 ? PiiKind::kInput : g.nodes[static_cast<size_t>(p)].kind;
-    if (kind == PiiKind::kInput || kind == PiiKind::kConstant) whole[r] = true;
+    if (kind == PiiKind::kInput || kind == PiiKind::kConstant) {
+      whole[r] = true;
+      held[r].push_back({static_cast<int32_t>(v), live[r], true});
+    }
+    if (kind == PiiKind::kUndef) undef[r] = true;
     if (kind == PiiKind::kCall && pos[static_cast<size_t>(p)] >= 0)
       writes[r].push_back({static_cast<int32_t>(v), {pos[static_cast<size_t>(p)], live[r].end}});
   }
   StoragePieces out;
   for (int32_t r : s.roots) {
+    const size_t i = static_cast<size_t>(r);
     std::vector<StoragePiece> p;
-    if (!whole[static_cast<size_t>(r)]) p = parts(s, std::move(writes[static_cast<size_t>(r)]));
-    if (p.size() <= 1) p = {{r, live[static_cast<size_t>(r)]}};
+    if (!whole[i]) {
+      p = parts(s, std::move(writes[i]));
+    } else if (undef[i] && writes[i].empty()) {
+      // Data from elsewhere beside undefined regions (an input padded to a unit's rows, read
+      // whole by one load): only the data holds anything, the padding may lie on anything.
+      p = std::move(held[i]);
+    }
+    if (p.size() <= 1 && !(p.size() == 1 && p[0].held)) p = {{r, live[i]}};
     out.push_back(std::move(p));
   }
   return out;

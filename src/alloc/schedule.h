@@ -48,10 +48,15 @@ std::vector<Interval> liveIntervals(const isel::PiiGraph& graph, const isel::Sto
 // then — an in-place operand may be loaded into the slot its result will fill while the parts
 // written before it are live. Parts the calls write again in place (the same region) are one
 // part, live from the first write. A root holding data from elsewhere (an input, a constant), one
-// written by one call, or one whose parts overlap partly is one vertex, live as the whole root.
+// written by one call, or one whose parts overlap partly is one vertex, live as the whole root —
+// except that a root holding only data from elsewhere and undefined regions is that data's
+// members: its undefined bytes may lie on anything (the rows a load reads past an input).
 struct StoragePiece {
   int32_t value = -1;  // the root, or a call's output inside it
   Interval live;
+  // An input or constant inside a root whose other members are undefined regions (an input padded
+  // to a unit's rows): only these bytes hold anything, so pairs name them, never the root.
+  bool held = false;
 };
 // Each root's pieces, in `Storage::roots` order.
 using StoragePieces = std::vector<std::vector<StoragePiece>>;

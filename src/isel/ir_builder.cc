@@ -199,10 +199,19 @@ ClassId IrBuilder::reduce(ClassId x, ClassId init, std::vector<int64_t> dimensio
   return add(std::move(d), kids);
 }
 
+bool IrBuilder::holdsUndef(ClassId x) const {
+  bool yes = false;
+  g_.forEachNode(x, [&](NodeId n) { yes |= g_.node(n).op() == ir_.undefOp(); });
+  return yes;
+}
+
 ClassId IrBuilder::flatten(ClassId x) {
   const hlo::Shape s = shape(x);  // a copy: adding nodes may move the analysis data
   int bytes = hlo::byteSize(s.elementType());
   int64_t total = s.elementCount() * bytes;
+  // The bytes of whatever a region holds are whatever its bytes are: a region of any buffer,
+  // HBM included (a padded operand's padding may lie on anything there).
+  if (holdsUndef(x)) return undef(hlo::Shape(PrimitiveType::kU8, {total}));
   ClassId as_bytes = x;
   if (s.elementType() != PrimitiveType::kU8) {
     std::vector<int64_t> dims = s.dims();

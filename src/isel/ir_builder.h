@@ -41,6 +41,7 @@ class IrBuilder {
   ClassId reduce(ClassId x, ClassId init, std::vector<int64_t> dimensions, Reducer reducer);
 
   // HBM byte flattening (ACT's bflat): E[S] -> u8[bytes], C order, little-endian, and its inverse.
+  // The bytes of an undefined value are an undefined byte vector.
   ClassId flatten(ClassId x);
   ClassId unflatten(ClassId bytes, const hlo::Shape& type);
 
@@ -77,6 +78,8 @@ class IrBuilder {
   // The existing class of (op, attr, children) while probing; throws ProbeMiss if there is none.
   ClassId existing(egraph::OpId op, std::optional<egraph::AttrId> attr,
                    std::span<const ClassId> children) const;
+
+  bool holdsUndef(ClassId x) const;
 
   egraph::EGraph& g_;
   IrLanguage& ir_;

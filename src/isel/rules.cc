@@ -233,23 +233,55 @@ class DotPadRows : public IrRule {
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     std::set<int64_t> sizes = needs.dot_rows;
     std::set<hlo::PrimitiveType> types = needs.dot_types;
-    return {dotRewrite(
-        b, name(),
-        [&b, sizes, types](const OpDesc& d, ClassId, ClassId x,
-                           ClassId y) -> std::optional<ClassId> {
-          // Only a product some unit computes (AVX-512's f32 rank-1 updates are not dots).
-          if (!types.count(d.shape.elementType()) || !plainMatrixDot(d, b.shape(x), b.shape(y)))
-            return std::nullopt;
-          const hlo::DotDims& dd = *d.attrs.dot_dims;
-          if (dd.lhs_contracting[0] != 1) return std::nullopt;  // dot-orient makes it so
-          const int64_t m = d.shape.dim(0);
-          if (sizes.empty() || *sizes.begin() <= m) return std::nullopt;
-          const int64_t rows = *sizes.begin();
-          const hlo::Shape a = b.shape(x);  // a copy: adding nodes may move the analysis data
-          ClassId rest = b.undef(hlo::Shape(a.elementType(), {rows - m, a.dim(1)}));
-          ClassId padded = b.concatenate(std::vector<ClassId>{x, rest}, 0);
-          return sliceDim(b, redot(b, d, padded, y), 0, 0, m);
-        })};
+    // The rows a padded product needs, if `d` is one (m below every unit's rows).
+    auto padTo = [&b, sizes, types](const OpDesc& d, ClassId x,
+                                    ClassId y) -> std::optional<int64_t> {
+      // Only a product some unit computes (AVX-512's f32 rank-1 updates are not dots).
+      if (!types.count(d.shape.elementType()) || !plainMatrixDot(d, b.shape(x), b.shape(y)))
+        return std::nullopt;
+      if ((*d.attrs.dot_dims).lhs_contracting[0] != 1) return std::nullopt;  // dot-orient does it
+      if (sizes.empty() || *sizes.begin() <= d.shape.dim(0)) return std::nullopt;
+      return *sizes.begin();
+    };
+    // a's rows, then undefined ones up to `rows`.
+    auto pad = [&b](ClassId a, int64_t rows) {
+      const hlo::Shape t = b.shape(a);  // a copy: adding nodes may move the analysis data
+      ClassId rest = b.undef(hlo::Shape(t.elementType(), {rows - t.dim(0), t.dim(1)}));
+      return b.concatenate(std::vector<ClassId>{a, rest}, 0);
+    };
+    std::vector<Rewrite> out;
+    out.push_back(
+        dotRewrite(b, name(), [&b, padTo, pad](const OpDesc& d, ClassId, ClassId x, ClassId y) {
+          std::optional<int64_t> rows = padTo(d, x, y);
+          if (!rows) return std::optional<ClassId>();
+          return std::optional<ClassId>(
+              sliceDim(b, redot(b, d, pad(x, *rows), y), 0, 0, d.shape.dim(0)));
+        }));
+    // dot(convert(a), b): padded before the convert as well, so that a unit whose operand is a
+    // widened narrow value (Gemmini's s8 rows in the scratchpad, read as s32 by the array) finds
+    // one — convert(concatenate(a, undef)) = concatenate(convert(a), convert(undef)), and the
+    // padding rows never reach the kept rows.
+    PatternBuilder pb(b.ir().lang());
+    auto narrow = pb.var("a"), other = pb.var("b");
+    Pattern p = pb.build(pb.node(
+        b.ir().opFor(HloOpcode::kDot), AttrMatch::bind("d"),
+        {pb.node(b.ir().opFor(HloOpcode::kConvert), AttrMatch::bind("c"), {narrow}), other}));
+    Pattern keep = p;
+    out.push_back(Rewrite(name() + "-before-convert", std::move(p),
+                          [&b, keep, padTo, pad](egraph::EGraph&, ClassId,
+                                                 const Subst& s) -> std::optional<ClassId> {
+                            const OpDesc& d = bound(b, keep, s, "d");
+                            ClassId a = s[keep.var("a")], y = s[keep.var("b")];
+                            const hlo::PrimitiveType wide =
+                                bound(b, keep, s, "c").shape.elementType();
+                            ClassId x = b.convert(a, wide);
+                            std::optional<int64_t> rows = padTo(d, x, y);
+                            if (!rows) return std::nullopt;
+                            ClassId padded = b.convert(pad(a, *rows), wide);
+                            return sliceDim(b, redot(b, d, padded, y), 0, 0, d.shape.dim(0));
+                          })
+                      .reads(egraph::ApplierReads::kMatch));
+    return out;
   }
   std::vector<std::string> examples() const override {
     return {entryModule(R"(
@@ -261,6 +293,13 @@ class DotPadRows : public IrRule {
   a = s32[3,8] parameter(0)
   b = s32[8,16] parameter(1)
   ROOT d = s32[3,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+)"),
+            entryModule(R"(
+  a = s8[5,8] parameter(0)
+  b = s8[8,16] parameter(1)
+  wa = s32[5,8] convert(a)
+  wb = s32[8,16] convert(b)
+  ROOT d = s32[5,16] dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 )")};
   }
   IsaNeeds exampleNeeds() const override {

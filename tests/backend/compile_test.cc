@@ -137,6 +137,18 @@ TEST(Compile, QkvProductOfFewerRowsThanTheGemmIgnoresThePaddingRows) {
       << oracle::printProgram(c.isa, poisoned);
 }
 
+// Fewer rows than Gemmini's array: mvin_spad always moves DIM rows, so A's load also reads the
+// 8 rows after A in HBM (B's first rows), which reach only product rows that are never stored.
+TEST(Compile, GemminiProductOfFewerRowsThanTheArrayLoadsPastItsInput) {
+  Case c = compileCase("isa/gemmini.taidl", "examples/gemmini/matmul_8x16.hlo");
+  const std::string text = oracle::printProgram(c.isa, c.result.program);
+  EXPECT_EQ(c.result.program.body.size(), 4u) << text;
+  EXPECT_NE(text.find("mvin_spad(tiles=1, stride=16, hbm_addr=0,"), std::string::npos) << text;
+  EXPECT_NE(text.find("mvout_acc(rows=8,"), std::string::npos) << text;
+  VerifyReport r = verify(c.isa, *c.kernel, c.result.program, {.sets = 5, .seed = 23});
+  EXPECT_TRUE(r.ok) << r.mismatch << "\n" << text;
+}
+
 class GemminiKernel : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(GemminiKernel, CompilesAndVerifies) {

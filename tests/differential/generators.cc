@@ -389,6 +389,17 @@ void gemminiKernel(Draft& d, Rng& r) {
     return;
   }
   d.kind = Kind::kProbe;
+  if (roll < 80 && r.chance(0.3)) {
+    // Fewer rows than the array's 16 (a small batch): A is loaded with the rows after it in HBM.
+    d.category = "rows<16";
+    int m = r.pick(std::vector<int>{1, 4, 8, 12});
+    std::string s8 = "s8" + dims(m, 16), s32 = "s32" + dims(m, 16);
+    std::string prod = g.dot(g.widen(h.param(s8), s32), g.widen(h.param(g.t8)), s32);
+    int k = r.uniform(0, 2);
+    if (k == 1) prod = g.add(prod, g.widen(h.param(s8), s32), s32);  // mac
+    if (k < 2) g.sat8(prod, s32, s8);                                // else the int32 product
+    return;
+  }
   if (roll < 80) {
     // Several tiles: the DMA moves up to four 16-column blocks; the array is 16x16.
     d.category = "multi-tile";
