@@ -98,6 +98,9 @@ class IsaMatcher {
                      int depth, std::vector<RegionWrite>& out);
   std::optional<RegionWrite> findWriter(int32_t pattern, ClassId c, const StridedView& block,
                                         int64_t region_bytes);
+  std::optional<std::vector<int64_t>> writerBlock(const hlo::Shape& shape) const;
+  ClassId concatOfBlocks(ClassId c, const std::vector<int64_t>& box, size_t dim,
+                         std::vector<int64_t> starts);
   std::optional<size_t> rewrittenInput(const UnitPattern& p) const;
   bool rootCannotMatch(const UnitPattern& p, ClassId c) const;
   bool tryPattern(int32_t pattern, ClassId x);

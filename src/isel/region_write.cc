@@ -246,7 +246,60 @@ bool IsaMatcher::collectWrites(ClassId c, const std::vector<int64_t>& starts,
       return true;
     }
   }
+  // A result that no write covers and no concatenation of it splits into writes (a copy of an
+  // input wider than a store's block) is also the concatenation of its blocks of one writer's
+  // largest update: data movement, exact.
+  if (depth == 0) {
+    if (std::optional<std::vector<int64_t>> box = writerBlock(shape)) {
+      ClassId blocks = concatOfBlocks(c, *box, 0, std::vector<int64_t>(shape.dims().size(), 0));
+      b_.egraph().unite(blocks, c);
+      b_.egraph().rebuild();
+      return collectWrites(c, starts, whole, depth + 1, out);
+    }
+  }
   return false;
+}
+
+// The largest update block of the first region writer that splits `shape` into equal blocks
+// (smaller in some dimension), if any.
+std::optional<std::vector<int64_t>> IsaMatcher::writerBlock(const hlo::Shape& shape) const {
+  for (const UnitPattern& p : units_.patterns) {
+    if (!rewrittenInput(p)) continue;
+    const Unit& u = units_.units[static_cast<size_t>(p.unit)];
+    const taidl::SymOp& update = opOf(p, p.nodes[static_cast<size_t>(p.skeleton_root)].children[1]);
+    if (static_cast<int64_t>(update.type.dims.size()) != shape.rank()) continue;
+    std::vector<int64_t> box;
+    bool splits = false;
+    for (int64_t d = 0; d < shape.rank(); ++d) {
+      std::optional<int64_t> most = largestOverAlpha(update.type.dims[static_cast<size_t>(d)], u);
+      if (!most || *most <= 0) break;
+      int64_t extent = std::min(*most, shape.dim(d));
+      if (shape.dim(d) % extent != 0) break;
+      splits |= extent < shape.dim(d);
+      box.push_back(extent);
+    }
+    if (splits && static_cast<int64_t>(box.size()) == shape.rank()) return box;
+  }
+  return std::nullopt;
+}
+
+// c as nested concatenations (dimension `dim` outermost) of its slices of extent `box`, the
+// slice at `starts` in the dimensions before `dim`.
+ClassId IsaMatcher::concatOfBlocks(ClassId c, const std::vector<int64_t>& box, size_t dim,
+                                   std::vector<int64_t> starts) {
+  const hlo::Shape shape = b_.shape(c);  // a copy: adding nodes may move the analysis data
+  if (dim == box.size()) {
+    std::vector<hlo::SliceDim> slice;
+    for (size_t k = 0; k < box.size(); ++k)
+      slice.push_back({starts[k], starts[k] + box[k], 1});
+    return b_.slice(c, slice);
+  }
+  std::vector<ClassId> parts;
+  for (int64_t at = 0; at < shape.dim(static_cast<int64_t>(dim)); at += box[dim]) {
+    starts[dim] = at;
+    parts.push_back(concatOfBlocks(c, box, dim + 1, starts));
+  }
+  return parts.size() == 1 ? parts[0] : b_.concatenate(parts, static_cast<int64_t>(dim));
 }
 
 size_t IsaMatcher::writeRegions(const std::vector<ClassId>& regions) {

@@ -1313,22 +1313,6 @@ std::vector<std::unique_ptr<IrRule>> makeLibrary() {
   return rules;
 }
 
-// The largest value of a type dimension over the unit's α range (constant dims as they are).
-std::optional<int64_t> largest(const taidl::Expr& e, const Unit& u) {
-  if (auto c = e.constantValue()) return c;
-  std::vector<int64_t> attrs(static_cast<size_t>(u.num_attrs), 0);
-  for (int32_t s = 0; s < u.num_alpha; ++s) {
-    const taidl::AlphaRange& r = (*u.ranges)[static_cast<size_t>(s)];
-    if (!r.bounded()) return std::nullopt;
-    attrs[static_cast<size_t>(s)] = r.range.hi;
-  }
-  try {
-    return taidl::evalExpr(e, taidl::EvalEnv{attrs, {}, {}});
-  } catch (const taidl::ExprError&) {
-    return std::nullopt;
-  }
-}
-
 }  // namespace
 
 std::string IrRule::rewriteName(HloOpcode op) const {
@@ -1352,18 +1336,18 @@ IsaNeeds analyzeIsa(const taidl::Isa&, const UnitSet& units) {
       needs.ops.insert(op.opcode);
       if (elementwiseArity(op.opcode) != 0 && op.type.dims.size() == 2) {
         IsaNeeds::Extents& e = needs.elementwise[{op.opcode, op.type.dtype}];
-        if (auto r = largest(op.type.dims[0], u)) e.rows.insert(*r);
-        if (auto c = largest(op.type.dims[1], u)) e.cols.insert(*c);
+        if (auto r = largestOverAlpha(op.type.dims[0], u)) e.rows.insert(*r);
+        if (auto c = largestOverAlpha(op.type.dims[1], u)) e.cols.insert(*c);
       }
       if (op.opcode != HloOpcode::kDot || op.type.dims.size() != 2 || n.children.size() != 2)
         continue;
-      if (auto r = largest(op.type.dims[0], u)) needs.dot_rows.insert(*r);
-      if (auto c = largest(op.type.dims[1], u)) needs.dot_cols.insert(*c);
+      if (auto r = largestOverAlpha(op.type.dims[0], u)) needs.dot_rows.insert(*r);
+      if (auto c = largestOverAlpha(op.type.dims[1], u)) needs.dot_cols.insert(*c);
       needs.dot_types.insert(op.type.dtype);
       const taidl::SymOp& lhs =
           p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(n.children[0])].op)];
       if (lhs.type.dims.size() == 2) {
-        if (auto k = largest(lhs.type.dims[1], u)) needs.dot_depths.insert(*k);
+        if (auto k = largestOverAlpha(lhs.type.dims[1], u)) needs.dot_depths.insert(*k);
       }
     }
   }

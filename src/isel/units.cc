@@ -124,6 +124,21 @@ bool isIdentityLink(HloOpcode op) {
   return op == HloOpcode::kPad || op == HloOpcode::kSlice;
 }
 
+std::optional<int64_t> largestOverAlpha(const taidl::Expr& e, const Unit& u) {
+  if (auto c = e.constantValue()) return c;
+  std::vector<int64_t> attrs(static_cast<size_t>(u.num_attrs), 0);
+  for (int32_t s = 0; s < u.num_alpha; ++s) {
+    const taidl::AlphaRange& r = (*u.ranges)[static_cast<size_t>(s)];
+    if (!r.bounded()) return std::nullopt;
+    attrs[static_cast<size_t>(s)] = r.range.hi;
+  }
+  try {
+    return taidl::evalExpr(e, taidl::EvalEnv{attrs, {}, {}});
+  } catch (const taidl::ExprError&) {
+    return std::nullopt;
+  }
+}
+
 bool isInvertibleMovement(HloOpcode op) {
   return op == HloOpcode::kReshape || op == HloOpcode::kBitcastConvert ||
          op == HloOpcode::kTranspose || op == HloOpcode::kReverse || op == HloOpcode::kCopy;

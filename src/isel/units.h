@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,5 +75,8 @@ bool readsInPlace(const taidl::SymCase& c, size_t input);
 // Chain links that are not invertible in general: rules use them only where α makes them the
 // identity (a pad by zero elements, a full slice).
 bool isIdentityLink(hlo::HloOpcode op);
+// The value of a type dimension at the top of the unit's α ranges (constant dims as they are):
+// the largest one for dimensions that grow with α. nullopt if a range is unbounded.
+std::optional<int64_t> largestOverAlpha(const taidl::Expr& e, const Unit& u);
 
 }  // namespace tacit::isel

@@ -149,6 +149,20 @@ TEST(Compile, GemminiProductOfFewerRowsThanTheArrayLoadsPastItsInput) {
   EXPECT_TRUE(r.ok) << r.mismatch << "\n" << text;
 }
 
+// A result wider than any store's block, with no concatenation in the kernel to split it: the
+// result is also the concatenation of store-sized blocks, each written by a pitched store.
+TEST(Compile, GemminiCopyWiderThanAStoreWritesEachBlock) {
+  Case c = compileCase("isa/gemmini.taidl", "examples/gemmini/copy_16x32.hlo");
+  const std::string text = oracle::printProgram(c.isa, c.result.program);
+  size_t stores = 0;
+  for (size_t at = text.find("mvout_spad(rows=16, stride=32,"); at != std::string::npos;
+       at = text.find("mvout_spad(rows=16, stride=32,", at + 1))
+    ++stores;
+  EXPECT_EQ(stores, 2u) << text;
+  VerifyReport r = verify(c.isa, *c.kernel, c.result.program, {.sets = 3, .seed = 29});
+  EXPECT_TRUE(r.ok) << r.mismatch << "\n" << text;
+}
+
 class GemminiKernel : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(GemminiKernel, CompilesAndVerifies) {
