@@ -21,8 +21,9 @@ void ViewIndex::grow(size_t id) {
 }
 
 // Forgets the views of every class whose view edges changed (a new movement e-node, a child merged
-// into another class, the class itself merged away), then of every class with an edge to a
-// forgotten one, and so on up: the rest were computed from what is still there.
+// into another class, the class itself merged away) or lead to a class not remembered (one cut
+// short on a cycle and forgotten, whose edges nobody checks), then of every class with an edge to
+// a forgotten one, and so on up: the rest were computed from what is still there.
 void ViewIndex::refresh() {
   ++epoch_;
   std::vector<uint32_t> stale;
@@ -33,7 +34,10 @@ void ViewIndex::refresh() {
       continue;
     }
     edgesOf(ClassId(id), scratch_);
-    if (scratch_ == edges_[id]) continue;
+    const std::vector<Edge>& was = edges_[id];
+    if (scratch_ == was && std::all_of(was.begin(), was.end(),
+                                       [&](const Edge& e) { return known_[e.child.value] != 0; }))
+      continue;
     known_[id] = 0;
     stale.push_back(id);
   }

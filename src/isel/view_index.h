@@ -1,7 +1,7 @@
 // The strided views (view.h) of every e-class over older classes, through the movement e-nodes of
-// the e-graph, memoised for one clean e-graph (the matcher's strided moves and the row split use
-// one per pass). The view pass keeps one across saturation iterations: refresh() starts a new
-// e-graph state, and a memoised class is computed again only if its movement closure changed.
+// the e-graph, memoised for one clean e-graph; refresh() carries the memo over changes of the
+// e-graph, computing again only classes whose movement closure changed (the selector's view pass,
+// row split and matcher share one for a whole saturation).
 #pragma once
 
 #include <cstdint>
