@@ -307,7 +307,7 @@ StoragePieces storagePieces(const isel::PiiGraph& g, const isel::Storage& s, con
       // whole by one load): only the data holds anything, the padding may lie on anything.
       p = std::move(held[i]);
     }
-    if (p.size() <= 1 && !(p.size() == 1 && p[0].held)) p = {{r, live[i]}};
+    if (p.empty() || (p.size() == 1 && !p[0].held)) p = {{r, live[i]}};
     out.push_back(std::move(p));
   }
   return out;
