@@ -42,8 +42,22 @@ std::string CompileStats::text() const {
   std::ostringstream out;
   out << "phase 1: e-graph " << saturation.nodes << " e-nodes, " << saturation.classes
       << " e-classes, " << saturation.piis << " piis, " << saturation.iterations << " iterations ("
-      << isel::saturationStopName(saturation.stop) << ")\n"
-      << "time: import " << import_seconds * 1e3 << " ms, saturation " << saturate_seconds * 1e3
+      << isel::saturationStopName(saturation.stop) << ")\n";
+  // Per iteration (a rebuild may merge nodes: the change can be negative).
+  int64_t before = static_cast<int64_t>(saturation.initial_nodes);
+  for (size_t k = 0; k < saturation.per_iteration.size(); ++k) {
+    const isel::SaturationIteration& it = saturation.per_iteration[k];
+    const int64_t nodes = static_cast<int64_t>(it.nodes);
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(2) << "  iteration " << k + 1 << ": " << nodes
+         << " e-nodes (" << std::showpos << nodes - before << std::noshowpos << "); rules "
+         << it.rules_seconds * 1e3 << " ms, view pass " << it.views_seconds * 1e3
+         << " ms, folding and row split " << it.passes_seconds * 1e3 << " ms, matching "
+         << it.matching_seconds * 1e3 << " ms\n";
+    out << line.str();
+    before = nodes;
+  }
+  out << "time: import " << import_seconds * 1e3 << " ms, saturation " << saturate_seconds * 1e3
       << " ms, extraction " << extract_seconds * 1e3 << " ms, allocation " << alloc_seconds * 1e3
       << " ms (solver " << solver_seconds * 1e3 << " ms), total " << total_seconds * 1e3 << " ms\n"
       << "candidates: " << candidates << " examined, " << allocated << " allocated, " << infeasible
@@ -56,7 +70,17 @@ std::string CompileStats::text() const {
 std::string CompileStats::json() const {
   std::ostringstream out;
   out << "{\"enodes\": " << saturation.nodes << ", \"eclasses\": " << saturation.classes
-      << ", \"piis\": " << saturation.piis << ", \"iterations\": " << saturation.iterations
+      << ", \"piis\": " << saturation.piis << ", \"initial_enodes\": " << saturation.initial_nodes
+      << ", \"iterations\": " << saturation.iterations << ", \"per_iteration\": [";
+  for (size_t k = 0; k < saturation.per_iteration.size(); ++k) {
+    const isel::SaturationIteration& it = saturation.per_iteration[k];
+    out << (k ? ", " : "") << "{\"enodes\": " << it.nodes << ", \"eclasses\": " << it.classes
+        << ", \"rules_ms\": " << it.rules_seconds * 1e3
+        << ", \"view_pass_ms\": " << it.views_seconds * 1e3
+        << ", \"folding_row_split_ms\": " << it.passes_seconds * 1e3
+        << ", \"matching_ms\": " << it.matching_seconds * 1e3 << "}";
+  }
+  out << "]"
       << ", \"saturation\": \"" << isel::saturationStopName(saturation.stop)
       << "\", \"import_ms\": " << import_seconds * 1e3
       << ", \"saturation_ms\": " << saturate_seconds * 1e3

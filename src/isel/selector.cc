@@ -47,6 +47,7 @@ SaturationStats Selector::saturate() {
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
   SaturationStats stats;
+  stats.initial_nodes = g_.nodeCount();
   stats.stop = SaturationStop::kIterationLimit;
   std::vector<ClassId> result_bytes;
   for (const KernelResult& r : kernel_.results)
@@ -54,17 +55,31 @@ SaturationStats Selector::saturate() {
   for (size_t k = 0; k < options_.max_iterations && !saturated_; ++k) {
     size_t before_nodes = g_.nodeCount();
     size_t changes = 0;
+    SaturationIteration it;
+    auto lap = [t = Clock::now()]() mutable {
+      Clock::time_point now = Clock::now();
+      double s = std::chrono::duration<double>(now - t).count();
+      t = now;
+      return s;
+    };
     if (!rules_.empty()) {
       egraph::Runner runner(g_,
                             egraph::Limits{.max_nodes = options_.max_nodes, .max_iterations = 1});
       runner.setApplied(&applied_).run(rules_);
     }
+    it.rules_seconds = lap();
     changes += view_pass_.run().unions;
+    it.views_seconds = lap();
     changes += runConstantFoldPass(g_, builder_).unions;
     changes += runRowSplitPass(g_, builder_, 256, &view_pass_.views()).unions;
+    it.passes_seconds = lap();
     changes += matcher_.run(&view_pass_.views());
     changes += matcher_.writeRegions(result_bytes);
     g_.rebuild();
+    it.matching_seconds = lap();
+    it.nodes = g_.nodeCount();
+    it.classes = g_.classCount();
+    stats.per_iteration.push_back(it);
     changes += g_.nodeCount() - std::min(g_.nodeCount(), before_nodes);
     ++stats.iterations;
     if (changes == 0) {

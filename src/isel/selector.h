@@ -27,8 +27,20 @@ struct SelectorOptions {
 enum class SaturationStop { kSaturated, kIterationLimit, kNodeLimit, kTimeLimit };
 std::string_view saturationStopName(SaturationStop s);
 
+// Where one selector iteration's time went (docs/isel.md, "Saturation"), and the e-graph after it.
+struct SaturationIteration {
+  double rules_seconds = 0;     // one engine iteration of the IR rules
+  double views_seconds = 0;     // the view pass
+  double passes_seconds = 0;    // constant folding and the row split
+  double matching_seconds = 0;  // IR→ISA matching and region writes
+  size_t nodes = 0;
+  size_t classes = 0;
+};
+
 struct SaturationStats {
+  size_t initial_nodes = 0;  // the imported kernel's e-graph
   size_t iterations = 0;
+  std::vector<SaturationIteration> per_iteration;
   size_t nodes = 0;
   size_t classes = 0;
   size_t piis = 0;

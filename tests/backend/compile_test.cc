@@ -110,6 +110,28 @@ TEST(Compile, EmitsPythonAndJson) {
   EXPECT_NE(json.find("\"candidates\""), std::string::npos) << json;
 }
 
+// --stats accounts for each selector iteration: its parts' times and the e-graph after it, ending
+// at the saturated e-graph.
+TEST(Compile, StatsBreakSaturationIntoIterations) {
+  Case c = compileCase("isa/qkv.taidl", "examples/attention/attention.hlo");
+  const isel::SaturationStats& s = c.result.stats.saturation;
+  ASSERT_EQ(s.per_iteration.size(), s.iterations);
+  ASSERT_FALSE(s.per_iteration.empty());
+  EXPECT_EQ(s.per_iteration.back().nodes, s.nodes);
+  EXPECT_EQ(s.per_iteration.back().classes, s.classes);
+  EXPECT_GT(s.initial_nodes, 0u);
+  double parts = 0;
+  for (const isel::SaturationIteration& it : s.per_iteration)
+    parts += it.rules_seconds + it.views_seconds + it.passes_seconds + it.matching_seconds;
+  EXPECT_LE(parts, s.seconds);
+  const std::string text = c.result.stats.text();
+  EXPECT_NE(text.find("  iteration " + std::to_string(s.iterations) + ": " +
+                      std::to_string(s.nodes) + " e-nodes ("),
+            std::string::npos)
+      << text;
+  EXPECT_NE(c.result.stats.json().find("\"per_iteration\": [{\"enodes\": "), std::string::npos);
+}
+
 // Fewer rows than the gemm computes: the product runs on the loaded rows and rows whose content
 // does not matter, and only the kernel's rows are stored. Verified on random inputs, and with d1
 // full of NaNs beforehand (what the dropped rows read must not reach the result).
