@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "isel/ir_builder.h"
+#include "isel/kernel.h"
 #include "isel/units.h"
 
 namespace tacit::isel {
@@ -81,7 +82,9 @@ class IsaMatcher {
   // bytes of a class built by concatenations) whose blocks an instruction can each write into the
   // region with a read-modify-write (a pitched store: a dynamic-update-slice of the old region,
   // read in place) becomes an `overlay` of those writes. Returns the number of e-graph changes.
-  size_t writeRegions(const std::vector<ClassId>& regions);
+  // A result's logical value, when no write covers it and none of its concatenations splits into
+  // writes, is also split into writer-sized blocks (region_write.cc).
+  size_t writeRegions(const std::vector<KernelResult>& results);
 
   // Failures recorded by the last run() for patterns whose skeleton root operator matched
   // (bounded: the first few per class).
@@ -95,7 +98,7 @@ class IsaMatcher {
     OverlayPart part;
   };
   bool collectWrites(ClassId c, const std::vector<int64_t>& starts, const hlo::Shape& whole,
-                     int depth, std::vector<RegionWrite>& out);
+                     int depth, bool may_split, std::vector<RegionWrite>& out);
   std::optional<RegionWrite> findWriter(int32_t pattern, ClassId c, const StridedView& block,
                                         int64_t region_bytes);
   std::optional<std::vector<int64_t>> writerBlock(const hlo::Shape& shape) const;

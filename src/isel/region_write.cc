@@ -216,7 +216,8 @@ std::optional<IsaMatcher::RegionWrite> IsaMatcher::findWriter(int32_t pattern, C
 // Writes for class c at box `starts` of `whole`: one write of c, or the writes of the parts of one
 // of its concatenations.
 bool IsaMatcher::collectWrites(ClassId c, const std::vector<int64_t>& starts,
-                               const hlo::Shape& whole, int depth, std::vector<RegionWrite>& out) {
+                               const hlo::Shape& whole, int depth, bool may_split,
+                               std::vector<RegionWrite>& out) {
   c = b_.egraph().find(c);
   const hlo::Shape shape = b_.shape(c);
   if (depth > kMaxDepth || out.size() >= kMaxBlocks || shape.rank() != whole.rank()) return false;
@@ -238,7 +239,7 @@ bool IsaMatcher::collectWrites(ClassId c, const std::vector<int64_t>& starts,
     std::vector<int64_t> at = starts;
     bool ok = true;
     for (ClassId part : parts) {
-      ok = ok && collectWrites(part, at, whole, depth + 1, mine);
+      ok = ok && collectWrites(part, at, whole, depth + 1, false, mine);
       at[dim] += b_.shape(part).dim(static_cast<int64_t>(dim));
     }
     if (ok) {
@@ -249,20 +250,21 @@ bool IsaMatcher::collectWrites(ClassId c, const std::vector<int64_t>& starts,
   // A result that no write covers and no concatenation of it splits into writes (a copy of an
   // input wider than a store's block) is also the concatenation of its blocks of one writer's
   // largest update: data movement, exact.
-  if (depth == 0) {
+  if (may_split) {
     if (std::optional<std::vector<int64_t>> box = writerBlock(shape)) {
       ClassId blocks = concatOfBlocks(c, *box, 0, std::vector<int64_t>(shape.dims().size(), 0));
       b_.egraph().unite(blocks, c);
       b_.egraph().rebuild();
-      return collectWrites(c, starts, whole, depth + 1, out);
+      return collectWrites(c, starts, whole, depth + 1, false, out);
     }
   }
   return false;
 }
 
 // The largest update block of the first region writer that splits `shape` into equal blocks
-// (smaller in some dimension), if any.
+// (smaller in some dimension), if no writer's largest block covers all of it.
 std::optional<std::vector<int64_t>> IsaMatcher::writerBlock(const hlo::Shape& shape) const {
+  std::optional<std::vector<int64_t>> split;
   for (const UnitPattern& p : units_.patterns) {
     if (!rewrittenInput(p)) continue;
     const Unit& u = units_.units[static_cast<size_t>(p.unit)];
@@ -278,9 +280,11 @@ std::optional<std::vector<int64_t>> IsaMatcher::writerBlock(const hlo::Shape& sh
       splits |= extent < shape.dim(d);
       box.push_back(extent);
     }
-    if (splits && static_cast<int64_t>(box.size()) == shape.rank()) return box;
+    if (static_cast<int64_t>(box.size()) != shape.rank()) continue;
+    if (!splits) return std::nullopt;  // one write of this unit may cover the whole result
+    if (!split) split = box;
   }
-  return std::nullopt;
+  return split;
 }
 
 // c as nested concatenations (dimension `dim` outermost) of its slices of extent `box`, the
@@ -302,12 +306,12 @@ ClassId IsaMatcher::concatOfBlocks(ClassId c, const std::vector<int64_t>& box, s
   return parts.size() == 1 ? parts[0] : b_.concatenate(parts, static_cast<int64_t>(dim));
 }
 
-size_t IsaMatcher::writeRegions(const std::vector<ClassId>& regions) {
+size_t IsaMatcher::writeRegions(const std::vector<KernelResult>& results) {
   egraph::EGraph& g = b_.egraph();
   g.rebuild();
   size_t before = g.nodeCount(), unions = 0;
-  for (ClassId region : regions) {
-    region = g.find(region);
+  for (const KernelResult& result : results) {
+    ClassId region = g.find(result.bytes_class);
     const hlo::Shape bytes = b_.shape(region);
     if (!isByteVector(bytes) || bytes.dim(0) > kMaxRegionBytes) continue;
     ViewIndex views(g, b_);
@@ -319,7 +323,7 @@ size_t IsaMatcher::writeRegions(const std::vector<ClassId>& regions) {
       const hlo::Shape whole = b_.shape(bv.base);
       std::vector<RegionWrite> writes;
       if (!collectWrites(bv.base, std::vector<int64_t>(static_cast<size_t>(whole.rank()), 0), whole,
-                         0, writes) ||
+                         0, g.same(bv.base, result.value_class), writes) ||
           writes.size() < 2)  // one write of everything is an ordinary store
         continue;
       OverlayDesc desc{bytes.dim(0), {}};

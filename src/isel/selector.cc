@@ -49,9 +49,6 @@ SaturationStats Selector::saturate() {
   SaturationStats stats;
   stats.initial_nodes = g_.nodeCount();
   stats.stop = SaturationStop::kIterationLimit;
-  std::vector<ClassId> result_bytes;
-  for (const KernelResult& r : kernel_.results)
-    result_bytes.push_back(r.bytes_class);
   for (size_t k = 0; k < options_.max_iterations && !saturated_; ++k) {
     size_t before_nodes = g_.nodeCount();
     size_t changes = 0;
@@ -74,7 +71,7 @@ SaturationStats Selector::saturate() {
     changes += runRowSplitPass(g_, builder_, 256, &view_pass_.views()).unions;
     it.passes_seconds = lap();
     changes += matcher_.run(&view_pass_.views());
-    changes += matcher_.writeRegions(result_bytes);
+    changes += matcher_.writeRegions(kernel_.results);
     g_.rebuild();
     it.matching_seconds = lap();
     it.nodes = g_.nodeCount();

@@ -180,13 +180,10 @@ struct Saturation {
   ImportedKernel kernel;
   std::vector<egraph::Rewrite> rules;
   std::unique_ptr<IsaMatcher> matcher;
-  std::vector<ClassId> regions;
   egraph::AppliedMatches applied;
 
   Saturation(const taidl::Isa& i, const UnitSet& u, const hlo::HloModule& m)
       : isa(i), units(u), kernel(importKernel(m, b)) {
-    for (const KernelResult& r : kernel.results)
-      regions.push_back(r.bytes_class);
     g.rebuild();
     IsaNeeds needs = analyzeIsa(isa, units);
     for (const IrRule* r : selectRules(needs)) {
@@ -214,7 +211,7 @@ struct Saturation {
     runRowSplitPass(g, b, 256, views);
     if (fresh || !matcher) matcher = std::make_unique<IsaMatcher>(isa, units, b);
     matcher->run(views);
-    matcher->writeRegions(regions);
+    matcher->writeRegions(kernel.results);
     g.rebuild();
   }
 };
