@@ -55,6 +55,8 @@ if(NOT TACIT_SANITIZE)
   tacit_require_package(MIMALLOC_FOUND "mimalloc" libmimalloc-dev)
   target_link_options(tacit_malloc INTERFACE "LINKER:--no-as-needed")
   target_link_libraries(tacit_malloc INTERFACE ${MIMALLOC_LIB})
+  # support/large_pages.h asks mimalloc for 2 MiB pages where this is defined.
+  target_compile_definitions(tacit_malloc INTERFACE TACIT_MIMALLOC=1)
 endif()
 
 if(TACIT_TESTS)

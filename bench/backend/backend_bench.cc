@@ -36,6 +36,7 @@
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
 #include "support/diagnostic.h"
+#include "support/large_pages.h"  // huge pages for the allocator (see there)
 #include "support/source.h"
 #include "taidl/isa.h"
 
