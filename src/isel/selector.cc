@@ -43,6 +43,36 @@ Selector::Selector(const taidl::Isa& isa, const hlo::HloModule& kernel, Selector
   }
 }
 
+// One selector iteration: the rules, the passes, matching; returns the number of changes.
+size_t Selector::iterate(SaturationIteration& it) {
+  using Clock = std::chrono::steady_clock;
+  auto lap = [t = Clock::now()]() mutable {
+    Clock::time_point now = Clock::now();
+    double s = std::chrono::duration<double>(now - t).count();
+    t = now;
+    return s;
+  };
+  const size_t before_nodes = g_.nodeCount();
+  size_t changes = 0;
+  if (!rules_.empty()) {
+    egraph::Runner runner(g_, egraph::Limits{.max_nodes = options_.max_nodes, .max_iterations = 1});
+    runner.setApplied(&applied_).run(rules_);
+  }
+  it.rules_seconds = lap();
+  changes += view_pass_.run().unions;
+  it.views_seconds = lap();
+  changes += runConstantFoldPass(g_, builder_).unions;
+  changes += runRowSplitPass(g_, builder_, 256, &view_pass_.views()).unions;
+  it.passes_seconds = lap();
+  changes += matcher_.run(&view_pass_.views());
+  changes += matcher_.writeRegions(kernel_.results);
+  g_.rebuild();
+  it.matching_seconds = lap();
+  it.nodes = g_.nodeCount();
+  it.classes = g_.classCount();
+  return changes + (g_.nodeCount() - std::min(g_.nodeCount(), before_nodes));
+}
+
 SaturationStats Selector::saturate() {
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
@@ -50,34 +80,7 @@ SaturationStats Selector::saturate() {
   stats.initial_nodes = g_.nodeCount();
   stats.stop = SaturationStop::kIterationLimit;
   for (size_t k = 0; k < options_.max_iterations && !saturated_; ++k) {
-    size_t before_nodes = g_.nodeCount();
-    size_t changes = 0;
-    SaturationIteration it;
-    auto lap = [t = Clock::now()]() mutable {
-      Clock::time_point now = Clock::now();
-      double s = std::chrono::duration<double>(now - t).count();
-      t = now;
-      return s;
-    };
-    if (!rules_.empty()) {
-      egraph::Runner runner(g_,
-                            egraph::Limits{.max_nodes = options_.max_nodes, .max_iterations = 1});
-      runner.setApplied(&applied_).run(rules_);
-    }
-    it.rules_seconds = lap();
-    changes += view_pass_.run().unions;
-    it.views_seconds = lap();
-    changes += runConstantFoldPass(g_, builder_).unions;
-    changes += runRowSplitPass(g_, builder_, 256, &view_pass_.views()).unions;
-    it.passes_seconds = lap();
-    changes += matcher_.run(&view_pass_.views());
-    changes += matcher_.writeRegions(kernel_.results);
-    g_.rebuild();
-    it.matching_seconds = lap();
-    it.nodes = g_.nodeCount();
-    it.classes = g_.classCount();
-    stats.per_iteration.push_back(it);
-    changes += g_.nodeCount() - std::min(g_.nodeCount(), before_nodes);
+    size_t changes = iterate(stats.per_iteration.emplace_back());
     ++stats.iterations;
     if (changes == 0) {
       saturated_ = true;

@@ -73,6 +73,8 @@ class Selector {
   const std::vector<const IrRule*>& rules() const { return selected_; }
 
  private:
+  size_t iterate(SaturationIteration& it);
+
   const taidl::Isa& isa_;
   SelectorOptions options_;
   UnitSet units_;
