@@ -233,12 +233,12 @@ class DotPadRows : public IrRule {
   std::vector<Rewrite> rewrites(IrBuilder& b, const IsaNeeds& needs) const override {
     std::set<int64_t> sizes = needs.dot_rows;
     std::set<hlo::PrimitiveType> types = needs.dot_types;
-    // The rows a padded product needs, if `d` is one (m below every unit's rows).
-    auto padTo = [&b, sizes, types](const OpDesc& d, ClassId x,
-                                    ClassId y) -> std::optional<int64_t> {
+    // The rows a padded product needs, if `d` (of operands typed x, y) is one (m below every
+    // unit's rows).
+    auto padTo = [sizes, types](const OpDesc& d, const hlo::Shape& x,
+                                const hlo::Shape& y) -> std::optional<int64_t> {
       // Only a product some unit computes (AVX-512's f32 rank-1 updates are not dots).
-      if (!types.count(d.shape.elementType()) || !plainMatrixDot(d, b.shape(x), b.shape(y)))
-        return std::nullopt;
+      if (!types.count(d.shape.elementType()) || !plainMatrixDot(d, x, y)) return std::nullopt;
       if ((*d.attrs.dot_dims).lhs_contracting[0] != 1) return std::nullopt;  // dot-orient does it
       if (sizes.empty() || *sizes.begin() <= d.shape.dim(0)) return std::nullopt;
       return *sizes.begin();
@@ -252,7 +252,7 @@ class DotPadRows : public IrRule {
     std::vector<Rewrite> out;
     out.push_back(
         dotRewrite(b, name(), [&b, padTo, pad](const OpDesc& d, ClassId, ClassId x, ClassId y) {
-          std::optional<int64_t> rows = padTo(d, x, y);
+          std::optional<int64_t> rows = padTo(d, b.shape(x), b.shape(y));
           if (!rows) return std::optional<ClassId>();
           return std::optional<ClassId>(
               sliceDim(b, redot(b, d, pad(x, *rows), y), 0, 0, d.shape.dim(0)));
@@ -274,8 +274,8 @@ class DotPadRows : public IrRule {
                             ClassId a = s[keep.var("a")], y = s[keep.var("b")];
                             const hlo::PrimitiveType wide =
                                 bound(b, keep, s, "c").shape.elementType();
-                            ClassId x = b.convert(a, wide);
-                            std::optional<int64_t> rows = padTo(d, x, y);
+                            std::optional<int64_t> rows =
+                                padTo(d, hlo::Shape(wide, b.shape(a).dims()), b.shape(y));
                             if (!rows) return std::nullopt;
                             ClassId padded = b.convert(pad(a, *rows), wide);
                             return sliceDim(b, redot(b, d, padded, y), 0, 0, d.shape.dim(0));

@@ -26,6 +26,9 @@ void ViewIndex::grow(size_t id) {
 // a forgotten one, and so on up: the rest were computed from what is still there.
 void ViewIndex::refresh() {
   ++epoch_;
+  // Unchanged since the last refresh (a pass between two users added nothing): nothing to forget.
+  if (g_.version() == refreshed_at_version_) return;
+  refreshed_at_version_ = g_.version();
   std::vector<uint32_t> stale;
   for (uint32_t id = 0; id < known_.size(); ++id) {
     if (!known_[id]) continue;

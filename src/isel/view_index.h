@@ -75,6 +75,7 @@ class ViewIndex {
   std::vector<uint32_t> computed_at_;
   std::vector<Edge> scratch_;
   uint32_t epoch_ = 1;
+  uint64_t refreshed_at_version_ = UINT64_MAX;  // EGraph::version() at the last full refresh
 };
 
 bool isByteVector(const hlo::Shape& s);
