@@ -92,9 +92,10 @@ class Importer {
     if (entry == nullptr) fail(out_.file, {}, "module has no entry computation");
     std::vector<ClassId> args;
     int64_t offset = 0;
+    std::vector<hlo::Shape> parameter_shapes = entryParameterShapes(module_);
     for (int64_t i = 0; i < entry->parameterCount(); ++i) {
       const HloInstruction* p = entry->parameter(i);
-      hlo::Shape shape = entryParameterShape(i, p);
+      const hlo::Shape& shape = parameter_shapes[static_cast<size_t>(i)];
       checkArray(shape, p);
       KernelParameter kp;
       kp.name = p->name();
@@ -109,10 +110,7 @@ class Importer {
       out_.parameters.push_back(std::move(kp));
     }
     Values root = importComputation(*entry, args);
-    hlo::Shape root_shape =
-        module_.entryLayout() ? module_.entryLayout()->result : entry->root()->shape();
-    std::vector<hlo::Shape> result_shapes =
-        root_shape.isTuple() ? root_shape.tupleShapes() : std::vector<hlo::Shape>{root_shape};
+    std::vector<hlo::Shape> result_shapes = entryResultShapes(module_);
     if (result_shapes.size() != root.size())
       fail(out_.file, entry->root()->loc(), "entry result does not match its layout");
     for (size_t i = 0; i < root.size(); ++i) {
@@ -132,14 +130,6 @@ class Importer {
 
  private:
   using Values = std::vector<ClassId>;  // one class per array; several for a tuple
-
-  hlo::Shape entryParameterShape(int64_t i, const HloInstruction* p) const {
-    if (module_.entryLayout() &&
-        static_cast<size_t>(i) < module_.entryLayout()->parameters.size()) {
-      return module_.entryLayout()->parameters[static_cast<size_t>(i)];
-    }
-    return p->shape();
-  }
 
   void checkArray(const hlo::Shape& s, const HloInstruction* inst) const {
     if (!s.isArray()) {
@@ -353,6 +343,49 @@ ClassId unflattenWithLayout(IrBuilder& b, ClassId bytes, const hlo::Shape& with_
 
 ImportedKernel importKernel(const hlo::HloModule& module, IrBuilder& b) {
   return Importer(module, b).run();
+}
+
+std::vector<hlo::Shape> entryParameterShapes(const hlo::HloModule& module) {
+  std::vector<hlo::Shape> out;
+  const HloComputation& entry = *module.entry();
+  for (int64_t i = 0; i < entry.parameterCount(); ++i) {
+    const std::optional<hlo::ProgramShape>& layout = module.entryLayout();
+    bool given = layout && static_cast<size_t>(i) < layout->parameters.size();
+    out.push_back(given ? layout->parameters[static_cast<size_t>(i)] : entry.parameter(i)->shape());
+  }
+  return out;
+}
+
+std::vector<hlo::Shape> entryResultShapes(const hlo::HloModule& module) {
+  hlo::Shape root =
+      module.entryLayout() ? module.entryLayout()->result : module.entry()->root()->shape();
+  return root.isTuple() ? root.tupleShapes() : std::vector<hlo::Shape>{root};
+}
+
+ImportedKernel hbmLayout(const hlo::HloModule& module) {
+  ImportedKernel k;
+  k.file = module.sourceFile();
+  int64_t offset = 0;
+  std::vector<hlo::Shape> parameters = entryParameterShapes(module);
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    KernelParameter p;
+    p.name = module.entry()->parameter(static_cast<int64_t>(i))->name();
+    p.shape = parameters[i];
+    p.hbm_offset = offset;
+    p.bytes = p.shape.byteSize();
+    offset += p.bytes;
+    k.parameters.push_back(std::move(p));
+  }
+  for (const hlo::Shape& shape : entryResultShapes(module)) {
+    KernelResult r;
+    r.shape = shape;
+    r.hbm_offset = offset;
+    r.bytes = shape.byteSize();
+    offset += r.bytes;
+    k.results.push_back(std::move(r));
+  }
+  k.io_bytes = offset;
+  return k;
 }
 
 hlo::Shape physicalShape(const hlo::Shape& with_layout) {

@@ -52,6 +52,14 @@ struct ImportedKernel {
 // tiles are DiagnosticErrors at the offending instruction. call/fusion are inlined.
 ImportedKernel importKernel(const hlo::HloModule& module, IrBuilder& b);
 
+// The entry's parameter and result types with their layouts (entry_computation_layout if given),
+// one per array result (a tuple's elements).
+std::vector<hlo::Shape> entryParameterShapes(const hlo::HloModule& module);
+std::vector<hlo::Shape> entryResultShapes(const hlo::HloModule& module);
+// The HBM layout importKernel gives the kernel (names, types and offsets; no e-graph classes) for
+// a kernel whose entry is known to be importable.
+ImportedKernel hbmLayout(const hlo::HloModule& module);
+
 // The byte-flattening of a value laid out with `layout` (transpose to physical order, tiling).
 ClassId flattenWithLayout(IrBuilder& b, ClassId value, const hlo::Shape& with_layout,
                           const std::string& file, SourceLoc loc);
