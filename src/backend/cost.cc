@@ -106,18 +106,25 @@ alloc::CallCost allocationCost(CostModel model, const taidl::Isa& isa, const ise
   };
 }
 
+ProgramCosts callCosts(const taidl::Isa& isa, const isel::UnitSet& units,
+                       const isel::PiiGraph& graph, const isel::PiiNode& node,
+                       const std::vector<int64_t>& attrs) {
+  ProgramCosts c;
+  c.instructions = callCost(CostModel::kCount, isa, units, graph, node, attrs);
+  c.spec = callCost(CostModel::kSpec, isa, units, graph, node, attrs);
+  c.bytes = callCost(CostModel::kBytes, isa, units, graph, node, attrs);
+  const isel::Unit& u = units.units[static_cast<size_t>(node.unit)];
+  c.hbm_bytes =
+      hbmBytes(isa, u.semantics->cases[static_cast<size_t>(node.case_index)], graph, node);
+  return c;
+}
+
 ProgramCosts measure(const taidl::Isa& isa, const isel::UnitSet& units, const isel::PiiGraph& graph,
                      const alloc::AllocResult& allocation) {
   ProgramCosts c;
   for (int32_t n : allocation.order) {
-    const isel::PiiNode& node = graph.nodes[static_cast<size_t>(n)];
-    const std::vector<int64_t>& attrs = allocation.placement.attrs[static_cast<size_t>(n)];
-    c.instructions += callCost(CostModel::kCount, isa, units, graph, node, attrs);
-    c.spec += callCost(CostModel::kSpec, isa, units, graph, node, attrs);
-    c.bytes += callCost(CostModel::kBytes, isa, units, graph, node, attrs);
-    const isel::Unit& u = units.units[static_cast<size_t>(node.unit)];
-    c.hbm_bytes +=
-        hbmBytes(isa, u.semantics->cases[static_cast<size_t>(node.case_index)], graph, node);
+    c.add(callCosts(isa, units, graph, graph.nodes[static_cast<size_t>(n)],
+                    allocation.placement.attrs[static_cast<size_t>(n)]));
   }
   return c;
 }

@@ -30,6 +30,13 @@ struct ProgramCosts {
   // Bytes crossing between HBM and the on-chip buffers: what loads read from HBM and what stores
   // write to it (HBM-to-HBM instructions and on-chip moves count 0). Reported, not a cost model.
   int64_t hbm_bytes = 0;
+  // Adds `times` copies of `c`.
+  void add(const ProgramCosts& c, int64_t times = 1) {
+    instructions += times * c.instructions;
+    spec += times * c.spec;
+    bytes += times * c.bytes;
+    hbm_bytes += times * c.hbm_bytes;
+  }
   int64_t of(CostModel m) const {
     return m == CostModel::kCount ? instructions : m == CostModel::kSpec ? spec : bytes;
   }
@@ -52,6 +59,11 @@ int64_t callCost(CostModel model, const taidl::Isa& isa, const isel::UnitSet& un
 // callCost before allocation, for phase 2's rematerialisation choice.
 alloc::CallCost allocationCost(CostModel model, const taidl::Isa& isa, const isel::UnitSet& units);
 
+// Every measure of one call with its allocated attributes (α then β).
+ProgramCosts callCosts(const taidl::Isa& isa, const isel::UnitSet& units,
+                       const isel::PiiGraph& graph, const isel::PiiNode& node,
+                       const std::vector<int64_t>& attrs);
+// The sum over an allocated program's calls.
 ProgramCosts measure(const taidl::Isa& isa, const isel::UnitSet& units, const isel::PiiGraph& graph,
                      const alloc::AllocResult& allocation);
 
