@@ -5,6 +5,7 @@
 
 #include "alloc/allocator.h"
 #include "backend/emit.h"
+#include "backend/piecewise.h"
 #include "isel/explain.h"
 #include "support/strings.h"
 
@@ -64,6 +65,7 @@ std::string CompileStats::text() const {
       << " infeasible, " << solver_limits << " hit the solver limit; best #" << best_candidate
       << "; " << orders_tried << " orders tried, " << rematerialised << " values rematerialised\n"
       << "search ended: " << stop << "\n";
+  if (!piecewise.empty()) out << "piecewise: " << piecewise << "\n";
   return out.str();
 }
 
@@ -90,7 +92,8 @@ std::string CompileStats::json() const {
       << ", \"candidates\": " << candidates << ", \"allocated\": " << allocated
       << ", \"infeasible\": " << infeasible << ", \"solver_limits\": " << solver_limits
       << ", \"best_candidate\": " << best_candidate << ", \"orders_tried\": " << orders_tried
-      << ", \"rematerialised\": " << rematerialised << ", \"stop\": \"" << stop << "\"}";
+      << ", \"rematerialised\": " << rematerialised << ", \"stop\": \"" << stop
+      << "\", \"piecewise\": \"" << piecewise << "\"}";
   return out.str();
 }
 
@@ -170,7 +173,8 @@ class CandidateSearch {
     ++stats_.allocated;
     if (allocation.rewritten) graph = std::move(*allocation.rewritten);
     allocation.rewritten.reset();
-    ProgramCosts costs = measure(isa_, selector_.units(), graph, allocation);
+    ProgramCosts costs = options_.costs ? options_.costs(graph, allocation)
+                                        : measure(isa_, selector_.units(), graph, allocation);
     if (best_ && !costs.betterThan(best_->costs, model_)) return;
     stats_.best_candidate = stats_.candidates;
     best_.emplace();
@@ -215,6 +219,10 @@ class CandidateSearch {
 CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
                       const CompileOptions& options) {
   Clock::time_point start = Clock::now();
+  if (options.piecewise && !options.after_saturation) {
+    if (std::optional<CompileResult> pieces = compilePiecewise(isa, kernel, options))
+      return std::move(*pieces);
+  }
   CompileResult result;
   result.model = options.cost.value_or(defaultCostModel(isa));
   CompileStats& stats = result.stats;

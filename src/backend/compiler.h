@@ -29,7 +29,13 @@ struct CompileOptions {
   isel::SelectorOptions selector;
   isel::ExtractOptions extract;
   alloc::AllocOptions alloc;
-  // Called once phase 1's e-graph is saturated, before extraction (e.g. --dump-egraph).
+  // Compile results that are elementwise row by row as one piece kernel (backend/piecewise.h).
+  bool piecewise = true;
+  // How an allocated candidate is costed; default measure(). Piecewise compilation costs a piece
+  // kernel's candidates by what they add to the joined program.
+  std::function<ProgramCosts(const isel::PiiGraph&, const alloc::AllocResult&)> costs;
+  // Called once phase 1's e-graph is saturated, before extraction (e.g. --dump-egraph); the
+  // kernel is then compiled whole.
   std::function<void(const isel::Selector&)> after_saturation;
 };
 
@@ -45,6 +51,7 @@ struct CompileStats {
   size_t orders_tried = 0;
   size_t rematerialised = 0;  // duplications phase 2 made (alloc/remat.h), over all candidates
   std::string stop;           // why the search ended
+  std::string piecewise;      // how the kernel was split (backend/piecewise.h); empty: whole
   std::string text() const;   // the --stats table
   std::string json() const;
 };

@@ -159,6 +159,8 @@ const std::vector<CommandLineOption>& compileFlags() {
       {"explain", "",
        "print the chosen instruction graph (and, on failure, why no program exists)"},
       {"stats", "", "time per phase, candidates, e-graph size, solver time"},
+      {"no-piecewise", "",
+       "compile elementwise results whole, not as one kernel per row piece (docs/backend.md)"},
       {"dump-egraph", "FILE", "write phase 1's saturated e-graph as Graphviz DOT (debugging)"},
   };
   return flags;
@@ -189,6 +191,7 @@ CompileRequest makeCompileRequest(std::string kernel_path, const FlagValues& fla
   r.output_path = get("output");
   r.stats = flags.count("stats") != 0;
   r.explain = flags.count("explain") != 0;
+  r.piecewise = flags.count("no-piecewise") == 0;
   r.dump_egraph_path = get("dump-egraph");
 
   std::string format = get("emit").value_or("tasm");
@@ -256,6 +259,7 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
   const std::string& kernel_path = request.kernel_path;
   CompileOptions opts;
   if (request.cost_model) opts.cost = parseCostModel(*request.cost_model);
+  opts.piecewise = request.piecewise;
   if (request.time_limit_seconds) {
     opts.time_limit =
         std::chrono::milliseconds(static_cast<int64_t>(*request.time_limit_seconds * 1000));

@@ -24,7 +24,7 @@ class Isa;
 namespace tacit::backend {
 
 // --output, --emit, --cost, --verify, --seed, --atol, --rtol, --time-limit, --explain, --stats,
-// --dump-egraph, in the order --help lists them.
+// --no-piecewise, --dump-egraph, in the order --help lists them.
 const std::vector<CommandLineOption>& compileFlags();
 
 // The paragraph `--help` shows for `tacit compile` and for generated backends.
@@ -48,6 +48,7 @@ struct CompileRequest {
   std::optional<double> atol, rtol;
   bool stats = false;
   bool explain = false;
+  bool piecewise = true;                        // off with --no-piecewise
   std::optional<std::string> dump_egraph_path;  // --dump-egraph FILE.dot
 };
 

@@ -223,13 +223,13 @@ TEST_F(Sandbox, CompileCommandKeepsItsContract) {
 
   Outcome help = tacit("compile --help");
   EXPECT_EQ(help.status, 0);
-  EXPECT_EQ(
-      help.out.rfind("usage: tacit compile KERNEL.hlo [--isa SPEC] [--param K=V]... [--output "
-                     "OUT] [--emit FORMAT] [--cost MODEL] [--verify[=N]] [--seed SEED] "
-                     "[--atol X] [--rtol X] [--time-limit S] [--explain] [--stats] "
-                     "[--dump-egraph FILE]\n",
-                     0),
-      0u)
+  EXPECT_EQ(help.out.rfind(
+                "usage: tacit compile KERNEL.hlo [--isa SPEC] [--param K=V]... [--output "
+                "OUT] [--emit FORMAT] [--cost MODEL] [--verify[=N]] [--seed SEED] "
+                "[--atol X] [--rtol X] [--time-limit S] [--explain] [--stats] [--no-piecewise] "
+                "[--dump-egraph FILE]\n",
+                0),
+            0u)
       << help.out;
   EXPECT_NE(help.out.find("  -o, --output OUT          write the program here (default: stdout)\n"),
             std::string::npos);
