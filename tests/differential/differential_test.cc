@@ -75,11 +75,12 @@ std::string openFindingFor(const std::string& category) {
 
 struct CategoryStats {
   int total = 0, verified = 0, rejected = 0, known_wrong = 0, failed = 0;
+  int piecewise = 0;  // of the verified, compiled piecewise (backend/piecewise.h)
   std::string first_diagnostic;
 };
 
 struct Outcome {
-  int total = 0, verified = 0, rejected = 0, known_wrong = 0;
+  int total = 0, verified = 0, rejected = 0, known_wrong = 0, piecewise = 0;
   std::vector<std::string> failures;
   std::map<std::string, CategoryStats> categories;
   double seconds = 0;
@@ -152,6 +153,7 @@ void runKernel(const taidl::Isa& isa, const std::string& isa_name, const Generat
   }
   if (report.ok && report.sets == 2) {
     ++out.verified, ++cat.verified;
+    if (!result.stats.piecewise.empty()) ++out.piecewise, ++cat.piecewise;
     return;
   }
   if (!open_finding.empty()) {
@@ -175,11 +177,13 @@ void printSummary(const std::string& isa, const Outcome& o) {
   std::ostringstream s;
   s << "[differential] " << isa << ": " << o.total << " kernels, " << o.verified
     << " compiled+verified (" << percent(o.verified, o.total) << ", floor " << floorFor(isa) * 100
-    << "%), " << o.rejected << " rejected with a diagnostic, " << o.failures.size() << " failures; "
-    << std::fixed << std::setprecision(1) << o.seconds << " s\n";
+    << "%; " << o.piecewise << " of them piecewise), " << o.rejected
+    << " rejected with a diagnostic, " << o.failures.size() << " failures; " << std::fixed
+    << std::setprecision(1) << o.seconds << " s\n";
   for (const auto& [name, c] : o.categories) {
     s << "    " << std::left << std::setw(28) << name << std::right << std::setw(4) << c.total
       << " kernels: " << c.verified << " verified, " << c.rejected << " rejected";
+    if (c.piecewise) s << " (" << c.piecewise << " piecewise)";
     if (c.known_wrong) s << ", " << c.known_wrong << " wrong (open finding)";
     if (c.failed) s << ", " << c.failed << " FAILED";
     if (!c.first_diagnostic.empty() && c.verified < c.total) s << "  e.g. " << c.first_diagnostic;

@@ -455,6 +455,76 @@ void gemminiKernel(Draft& d, Rng& r) {
 // memory, loadi of a constant; u8·s8 tile dot products in the VNNI layout (tdpbusd).
 // ---------------------------------------------------------------------------------------------
 
+// oneDNN-style epilogues (K5): an elementwise chain over a matrix of f32 rows — scalar scales,
+// a per-column bias (broadcast along the rows), a per-row scale (broadcast along the columns),
+// ReLU, clamp, another matrix — on an f32 or s32 input or on a tiled u8·s8 GEMM result (then a
+// tuple of both), ending in f32 or requantised to u8. They are what piecewise compilation
+// (backend/piecewise.h) splits into row pieces, and the pieces' inputs lie in every layout.
+void epilogueKernel(Draft& d, Rng& r) {
+  Hlo& h = d.hlo;
+  d.category = "epilogue";
+  bool gemm = r.chance(0.3);
+  int rows = gemm ? r.pick(std::vector<int>{16, 32}) : r.pick(std::vector<int>{2, 4, 16, 32});
+  int cols = gemm ? r.pick(std::vector<int>{16, 32}) : r.pick(std::vector<int>{16, 32, 48});
+  const std::string m = "f32" + dims(rows, cols);
+  std::string acc, x;
+  if (gemm) {
+    d.category = "epilogue-gemm";
+    std::string a = h.op("s32" + dims(rows, 64), "convert(" + h.param("u8" + dims(rows, 64)) + ")");
+    std::string b = h.op("s32" + dims(cols, 64),
+                         "convert(" + h.param("s8" + dims(cols, 64) + "{1,0:T(16,4)}") + ")");
+    acc = h.op("s32" + dims(rows, cols) + "{1,0:T(16,16)}",
+               "dot(" + a + ", " + b + "), lhs_contracting_dims={1}, rhs_contracting_dims={1}");
+    x = h.op(m, "convert(" + acc + ")");
+  } else {
+    x = r.chance(0.5) ? h.param(m) : h.op(m, "convert(" + h.param("s32" + dims(rows, cols)) + ")");
+  }
+  auto scalar = [&](const char* value) {
+    return h.op(m, "broadcast(" + h.constant("f32[]", value) + "), dimensions={}");
+  };
+  int ops = r.uniform(1, 4);
+  for (int i = 0; i < ops; ++i) {
+    switch (r.uniform(0, 5)) {
+      case 0:
+        x = h.op(m, "multiply(" + x + ", " + scalar(r.chance(0.5) ? "0.125" : "2") + ")");
+        break;
+      case 1:
+        x = h.op(m, "add(" + x + ", " +
+                        h.op(m, "broadcast(" + h.param("f32[" + std::to_string(cols) + "]") +
+                                    "), dimensions={1}") +
+                        ")");
+        break;
+      case 2:
+        x = h.op(m, "multiply(" + x + ", " +
+                        h.op(m, "broadcast(" + h.param("f32[" + std::to_string(rows) + "]") +
+                                    "), dimensions={0}") +
+                        ")");
+        break;
+      case 3:
+        x = h.op(m, "maximum(" + x + ", " + scalar("0") + ")");
+        break;
+      case 4:
+        x = h.op(m, "minimum(" + x + ", " + h.param(m) + ")");
+        break;
+      default:
+        x = h.op(m, "clamp(" + h.constant("f32[]", "-4") + ", " + x + ", " +
+                        h.constant("f32[]", "64") + ")");
+        break;
+    }
+  }
+  std::string q = x;
+  if (r.chance(0.5)) {  // requantised: clamp to [0, 255], round to nearest even, u8
+    std::string c = h.op(m, "clamp(" + h.constant("f32[]", "0") + ", " + x + ", " +
+                                h.constant("f32[]", "255") + ")");
+    q = h.op("u8" + dims(rows, cols), "convert(" + h.op(m, "round-nearest-even(" + c + ")") + ")");
+  }
+  if (gemm) {
+    std::string out = q == x ? m : "u8" + dims(rows, cols);
+    h.op("(s32" + dims(rows, cols) + "{1,0:T(16,16)}, " + out + ")",
+         "tuple(" + acc + ", " + q + ")");
+  }
+}
+
 void amxKernel(Draft& d, Rng& r) {
   Hlo& h = d.hlo;
   const std::string v = "f32[1,16]";
@@ -484,6 +554,10 @@ void amxKernel(Draft& d, Rng& r) {
     return;
   }
   d.kind = Kind::kProbe;
+  if (roll < 76) {
+    epilogueKernel(d, r);
+    return;
+  }
   if (roll < 80) {
     // Several vectors: rows of 16 (one zmm each), or a rank-1 f32[16*n].
     d.category = "vector-multi-row";
