@@ -482,23 +482,21 @@ void epilogueKernel(Draft& d, Rng& r) {
   auto scalar = [&](const char* value) {
     return h.op(m, "broadcast(" + h.constant("f32[]", value) + "), dimensions={}");
   };
+  auto broadcastParameter = [&](int n, int dim) {
+    return h.op(m, "broadcast(" + h.param("f32[" + std::to_string(n) + "]") + "), dimensions={" +
+                       std::to_string(dim) + "}");
+  };
   int ops = r.uniform(1, 4);
   for (int i = 0; i < ops; ++i) {
     switch (r.uniform(0, 5)) {
       case 0:
         x = h.op(m, "multiply(" + x + ", " + scalar(r.chance(0.5) ? "0.125" : "2") + ")");
         break;
-      case 1:
-        x = h.op(m, "add(" + x + ", " +
-                        h.op(m, "broadcast(" + h.param("f32[" + std::to_string(cols) + "]") +
-                                    "), dimensions={1}") +
-                        ")");
+      case 1:  // a bias per column
+        x = h.op(m, "add(" + x + ", " + broadcastParameter(cols, 1) + ")");
         break;
-      case 2:
-        x = h.op(m, "multiply(" + x + ", " +
-                        h.op(m, "broadcast(" + h.param("f32[" + std::to_string(rows) + "]") +
-                                    "), dimensions={0}") +
-                        ")");
+      case 2:  // a scale per row
+        x = h.op(m, "multiply(" + x + ", " + broadcastParameter(rows, 0) + ")");
         break;
       case 3:
         x = h.op(m, "maximum(" + x + ", " + scalar("0") + ")");
