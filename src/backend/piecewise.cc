@@ -1,6 +1,7 @@
 #include "backend/piecewise.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -76,7 +77,7 @@ struct Region {
 
 class Planner {
  public:
-  Planner(const hlo::HloModule& kernel, const isel::IsaNeeds& needs)
+  Planner(const hlo::HloModule& kernel, const std::function<const isel::IsaNeeds&()>& needs)
       : kernel_(kernel),
         entry_(*kernel.entry()),
         needs_(needs),
@@ -112,7 +113,7 @@ class Planner {
     std::set<size_t> split;
     for (const Region& region : regions) {
       if (read.count(region.result)) continue;
-      if (std::optional<SplitResult> s = splitOf(region)) {
+      if (std::optional<SplitResult> s = splitOf(region, needs_())) {
         split.insert(region.result);
         plan.splits.push_back(std::move(*s));
       }
@@ -207,11 +208,11 @@ class Planner {
 
   // The widest row of the ISA's elementwise units for the region's operators, if every such unit
   // computes one row.
-  std::optional<int64_t> unitWidth(const Region& region) const {
+  static std::optional<int64_t> unitWidth(const Region& region, const isel::IsaNeeds& needs) {
     int64_t width = 0;
     for (const HloInstruction* op : region.ops) {
-      auto it = needs_.elementwise.find({op->opcode(), op->shape().elementType()});
-      if (it == needs_.elementwise.end()) continue;
+      auto it = needs.elementwise.find({op->opcode(), op->shape().elementType()});
+      if (it == needs.elementwise.end()) continue;
       if (!it->second.rows.empty() && *it->second.rows.rbegin() > 1) return std::nullopt;
       if (!it->second.cols.empty()) width = std::max(width, *it->second.cols.rbegin());
     }
@@ -301,8 +302,8 @@ class Planner {
     return pieces;
   }
 
-  std::optional<SplitResult> splitOf(const Region& region) {
-    std::optional<int64_t> unit = unitWidth(region);
+  std::optional<SplitResult> splitOf(const Region& region, const isel::IsaNeeds& needs) {
+    std::optional<int64_t> unit = unitWidth(region, needs);
     if (!unit) return std::nullopt;
     const hlo::Shape& shape = results_[region.result]->shape();
     const int64_t last = shape.dim(shape.rank() - 1);
@@ -427,7 +428,7 @@ class Planner {
 
   const hlo::HloModule& kernel_;
   const HloComputation& entry_;
-  const isel::IsaNeeds& needs_;
+  const std::function<const isel::IsaNeeds&()>& needs_;
   std::vector<hlo::Shape> parameter_shapes_, result_shapes_;
   std::vector<const HloInstruction*> results_;
   std::map<const HloInstruction*, size_t> position_;
@@ -448,7 +449,7 @@ std::string PiecewisePlan::summary() const {
 }
 
 std::optional<PiecewisePlan> planPiecewise(const hlo::HloModule& kernel,
-                                           const isel::IsaNeeds& needs) {
+                                           const std::function<const isel::IsaNeeds&()>& needs) {
   if (kernel.entry() == nullptr) return std::nullopt;
   try {
     return Planner(kernel, needs).run();
@@ -736,8 +737,12 @@ void addPart(CompileStats& whole, const CompileStats& part) {
 std::optional<CompileResult> compilePiecewise(const taidl::Isa& isa, const hlo::HloModule& kernel,
                                               const CompileOptions& options) {
   const Clock::time_point start = Clock::now();
-  isel::UnitSet units = isel::buildUnits(isa);
-  std::optional<PiecewisePlan> plan = planPiecewise(kernel, isel::analyzeIsa(isa, units));
+  std::optional<isel::UnitSet> units;
+  std::optional<isel::IsaNeeds> needs;
+  std::optional<PiecewisePlan> plan = planPiecewise(kernel, [&]() -> const isel::IsaNeeds& {
+    if (!needs) needs = isel::analyzeIsa(isa, units.emplace(isel::buildUnits(isa)));
+    return *needs;
+  });
   if (!plan) return std::nullopt;
   CompileOptions part_options = options;
   part_options.piecewise = false;
@@ -748,12 +753,17 @@ std::optional<CompileResult> compilePiecewise(const taidl::Isa& isa, const hlo::
     if (plan->rest) rest = compile(isa, *plan->rest, part_options);
     for (const SplitResult& s : plan->splits) {
       CompileOptions piece_options = part_options;
-      piece_options.costs = joinedCosts(isa, units, s);
+      piece_options.costs = joinedCosts(isa, *units, s);
       pieces.push_back(compile(isa, *s.kernel, piece_options));
     }
   } catch (const DiagnosticError&) {
     return std::nullopt;  // the whole kernel's compile says why
   }
+  // The join is one program for phase 2: bounded like a whole kernel's e-graph.
+  size_t joined = rest ? rest->graph.nodes.size() : 0;
+  for (size_t s = 0; s < pieces.size(); ++s)
+    joined += plan->splits[s].pieces.size() * pieces[s].graph.nodes.size();
+  if (joined > options.selector.max_nodes) return std::nullopt;
   CompileResult result;
   result.model = options.cost.value_or(defaultCostModel(isa));
   if (rest) addPart(result.stats, rest->stats);
@@ -763,13 +773,13 @@ std::optional<CompileResult> compilePiecewise(const taidl::Isa& isa, const hlo::
     graphs.push_back(&p.graph);
   }
   isel::ImportedKernel layout = isel::hbmLayout(kernel);
-  isel::PiiGraph graph = joinPieces(*plan, units, layout, rest ? &rest->graph : nullptr, graphs);
+  isel::PiiGraph graph = joinPieces(*plan, *units, layout, rest ? &rest->graph : nullptr, graphs);
 
   Clock::time_point t = Clock::now();
   alloc::AllocOptions alloc_options = options.alloc;
   alloc_options.deadline = std::min(alloc_options.deadline, start + options.time_limit);
-  if (!alloc_options.call_cost) alloc_options.call_cost = allocationCost(result.model, isa, units);
-  alloc::AllocResult allocation = alloc::allocate(isa, units, graph, layout, alloc_options);
+  if (!alloc_options.call_cost) alloc_options.call_cost = allocationCost(result.model, isa, *units);
+  alloc::AllocResult allocation = alloc::allocate(isa, *units, graph, layout, alloc_options);
   CompileStats& stats = result.stats;
   stats.alloc_seconds += std::chrono::duration<double>(Clock::now() - t).count();
   stats.solver_seconds += allocation.solver_seconds;
@@ -778,8 +788,8 @@ std::optional<CompileResult> compilePiecewise(const taidl::Isa& isa, const hlo::
   if (allocation.status != alloc::AllocStatus::kAllocated) return std::nullopt;
   if (allocation.rewritten) graph = std::move(*allocation.rewritten);
   allocation.rewritten.reset();
-  result.costs = measure(isa, units, graph, allocation);
-  result.program = buildProgram(isa, units, graph, allocation, layout, kernel.name());
+  result.costs = measure(isa, *units, graph, allocation);
+  result.program = buildProgram(isa, *units, graph, allocation, layout, kernel.name());
   result.graph = std::move(graph);
   result.allocation = std::move(allocation);
   stats.piecewise = plan->summary();

@@ -11,6 +11,7 @@
 // so equal calls of different pieces (a constant's load) become one.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,9 +53,10 @@ struct PiecewisePlan {
 // elementwise operators (same shape) from entry parameters, other results, scalar constants and
 // broadcasts of those, used by nothing else; the ISA's elementwise units of those operators must
 // all compute one row; every piece of every operand and of the result must be contiguous in HBM;
-// at least kMinPieces pieces.
+// at least kMinPieces pieces. `needs` is asked only when some result qualifies on the HLO alone
+// (building the ISA's units costs about as much as a small kernel's import).
 std::optional<PiecewisePlan> planPiecewise(const hlo::HloModule& kernel,
-                                           const isel::IsaNeeds& needs);
+                                           const std::function<const isel::IsaNeeds&()>& needs);
 inline constexpr size_t kMinPieces = 4;
 
 // The instruction graph of the whole kernel from those of `rest` (if any) and of each split's
@@ -65,8 +67,9 @@ isel::PiiGraph joinPieces(const PiecewisePlan& plan, const isel::UnitSet& units,
                           const isel::ImportedKernel& layout, const isel::PiiGraph* rest,
                           const std::vector<const isel::PiiGraph*>& pieces);
 
-// Compiles `kernel` piecewise if planPiecewise finds a plan and every part compiles and the join
-// can be allocated; nullopt otherwise (the caller compiles the kernel whole).
+// Compiles `kernel` piecewise if planPiecewise finds a plan, every part compiles, the join has at
+// most the selector's e-node limit of nodes (options.selector.max_nodes) and can be allocated;
+// nullopt otherwise (the caller compiles the kernel whole).
 std::optional<CompileResult> compilePiecewise(const taidl::Isa& isa, const hlo::HloModule& kernel,
                                               const CompileOptions& options);
 

@@ -32,6 +32,10 @@ const Isa& amx() {
   return isa;
 }
 
+std::optional<PiecewisePlan> planFor(const hlo::HloModule& kernel, const Isa& isa = amx()) {
+  return planPiecewise(kernel, [&isa]() -> const isel::IsaNeeds& { return isa.needs; });
+}
+
 std::unique_ptr<hlo::HloModule> kernelFile(const std::string& rel) {
   return hlo::parseModule(readFile(path(rel)), path(rel));
 }
@@ -44,7 +48,7 @@ std::unique_ptr<hlo::HloModule> kernelText(const std::string& body) {
 // other result and 16 of the bias, and writes 16 bytes of its row.
 TEST(PiecewisePlan, SplitsTheK5EpilogueIntoSixtyFourRowPieces) {
   auto kernel = kernelFile("examples/amx/k5_int8_gemm_requantize.hlo");
-  std::optional<PiecewisePlan> plan = planPiecewise(*kernel, amx().needs);
+  std::optional<PiecewisePlan> plan = planFor(*kernel);
   ASSERT_TRUE(plan);
   ASSERT_EQ(plan->splits.size(), 1u);
   const SplitResult& s = plan->splits[0];
@@ -106,12 +110,12 @@ TEST(PiecewisePlan, KeepsKernelsWhole) {
   };
   for (const Case& c : cases) {
     auto kernel = kernelText(c.body);
-    EXPECT_FALSE(planPiecewise(*kernel, amx().needs)) << c.why;
+    EXPECT_FALSE(planFor(*kernel)) << c.why;
   }
   // Gemmini's elementwise units compute 16 rows at once: a row piece would waste them.
   Isa gemmini("isa/gemmini.taidl");
   auto add = kernelFile("examples/gemmini/add_32x32.hlo");
-  EXPECT_FALSE(planPiecewise(*add, gemmini.needs));
+  EXPECT_FALSE(planFor(*add, gemmini));
 }
 
 // A per-row scale (a broadcast along the columns) is one scalar per piece; a per-column bias a
@@ -122,7 +126,7 @@ TEST(PiecewisePlan, BroadcastsBecomeScalarsOrRunsOfTheirParameter) {
       "  r = f32[4,32] broadcast(rs), dimensions={0}\n"
       "  c = f32[4,32] broadcast(cb), dimensions={1}\n"
       "  m = f32[4,32] multiply(a, r)\n  ROOT s = f32[4,32] add(m, c)\n");
-  std::optional<PiecewisePlan> plan = planPiecewise(*kernel, amx().needs);
+  std::optional<PiecewisePlan> plan = planFor(*kernel);
   ASSERT_TRUE(plan);
   const SplitResult& s = plan->splits[0];
   EXPECT_FALSE(plan->rest);
