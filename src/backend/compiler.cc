@@ -65,7 +65,21 @@ std::string CompileStats::text() const {
       << " infeasible, " << solver_limits << " hit the solver limit; best #" << best_candidate
       << "; " << orders_tried << " orders tried, " << rematerialised << " values rematerialised\n"
       << "search ended: " << stop << "\n";
-  if (!piecewise.empty()) out << "piecewise: " << piecewise << "\n";
+  if (!piecewise.empty()) {
+    out << "piecewise: " << piecewise << "\n";
+    for (const PartStats& p : parts) {
+      std::ostringstream line;
+      line << std::fixed << std::setprecision(2) << "  part " << p.name;
+      if (p.copies > 1) line << " (x" << p.copies << ")";
+      line << ": " << p.enodes << " e-nodes, " << p.iterations << " iterations, " << p.candidates
+           << " candidates, " << p.seconds * 1e3 << " ms\n";
+      out << line.str();
+    }
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(2) << "  join: " << join_calls
+         << " calls, allocated in " << join_alloc_seconds * 1e3 << " ms\n";
+    out << line.str();
+  }
   return out.str();
 }
 
@@ -93,7 +107,15 @@ std::string CompileStats::json() const {
       << ", \"infeasible\": " << infeasible << ", \"solver_limits\": " << solver_limits
       << ", \"best_candidate\": " << best_candidate << ", \"orders_tried\": " << orders_tried
       << ", \"rematerialised\": " << rematerialised << ", \"stop\": \"" << stop
-      << "\", \"piecewise\": \"" << piecewise << "\"}";
+      << "\", \"piecewise\": \"" << piecewise << "\", \"parts\": [";
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const PartStats& p = parts[k];
+    out << (k ? ", " : "") << "{\"name\": \"" << p.name << "\", \"copies\": " << p.copies
+        << ", \"enodes\": " << p.enodes << ", \"iterations\": " << p.iterations
+        << ", \"candidates\": " << p.candidates << ", \"ms\": " << p.seconds * 1e3 << "}";
+  }
+  out << "], \"join_calls\": " << join_calls << ", \"join_alloc_ms\": " << join_alloc_seconds * 1e3
+      << "}";
   return out.str();
 }
 

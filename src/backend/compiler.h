@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "backend/cost.h"
 #include "isel/selector.h"
@@ -39,6 +40,14 @@ struct CompileOptions {
   std::function<void(const isel::Selector&)> after_saturation;
 };
 
+// One part of a piecewise compile (backend/piecewise.h) and what its own compile cost.
+struct PartStats {
+  std::string name;   // "rest" (the results compiled whole) or "result N's piece"
+  size_t copies = 1;  // how often the join holds its instruction graph
+  size_t enodes = 0, iterations = 0, candidates = 0;
+  double seconds = 0;
+};
+
 struct CompileStats {
   isel::SaturationStats saturation;
   double import_seconds = 0, saturate_seconds = 0, extract_seconds = 0, alloc_seconds = 0,
@@ -49,10 +58,13 @@ struct CompileStats {
   size_t solver_limits = 0;   // of which the solver's time limit stopped
   size_t best_candidate = 0;  // 1-based index of the best
   size_t orders_tried = 0;
-  size_t rematerialised = 0;  // duplications phase 2 made (alloc/remat.h), over all candidates
-  std::string stop;           // why the search ended
-  std::string piecewise;      // how the kernel was split (backend/piecewise.h); empty: whole
-  std::string text() const;   // the --stats table
+  size_t rematerialised = 0;     // duplications phase 2 made (alloc/remat.h), over all candidates
+  std::string stop;              // why the search ended
+  std::string piecewise;         // how the kernel was split (backend/piecewise.h); empty: whole
+  std::vector<PartStats> parts;  // piecewise: each part; the sums above include them
+  size_t join_calls = 0;         // piecewise: the calls of the joined program
+  double join_alloc_seconds = 0;
+  std::string text() const;  // the --stats table
   std::string json() const;
 };
 

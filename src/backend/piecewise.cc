@@ -708,8 +708,8 @@ std::function<ProgramCosts(const isel::PiiGraph&, const alloc::AllocResult&)> jo
   };
 }
 
-// Adds a part's phase-1 and phase-2 statistics to the whole's.
-void addPart(CompileStats& whole, const CompileStats& part) {
+// Adds a part's statistics to the whole's (sums; the iterations of the longest part).
+void addPart(CompileStats& whole, const CompileStats& part, std::string name, size_t copies) {
   isel::SaturationStats& s = whole.saturation;
   const isel::SaturationStats& p = part.saturation;
   s.initial_nodes += p.initial_nodes;
@@ -730,6 +730,40 @@ void addPart(CompileStats& whole, const CompileStats& part) {
   whole.solver_limits += part.solver_limits;
   whole.orders_tried += part.orders_tried;
   whole.rematerialised += part.rematerialised;
+  whole.stop += (whole.stop.empty() ? "" : "; ") + name + ": " + part.stop;
+  whole.parts.push_back(
+      {std::move(name), copies, p.nodes, p.iterations, part.candidates, part.total_seconds});
+}
+
+// The parts compiled on their own; nullopt if one does not compile (the whole kernel's compile
+// then says why).
+struct Parts {
+  std::optional<CompileResult> rest;
+  std::vector<CompileResult> pieces;  // per split
+};
+
+std::optional<Parts> compileParts(const taidl::Isa& isa, const isel::UnitSet& units,
+                                  const PiecewisePlan& plan, const CompileOptions& options) {
+  CompileOptions part_options = options;
+  part_options.piecewise = false;
+  part_options.after_saturation = nullptr;
+  Parts parts;
+  try {
+    if (plan.rest) parts.rest = compile(isa, *plan.rest, part_options);
+    for (const SplitResult& s : plan.splits) {
+      CompileOptions piece_options = part_options;
+      piece_options.costs = joinedCosts(isa, units, s);
+      parts.pieces.push_back(compile(isa, *s.kernel, piece_options));
+    }
+  } catch (const DiagnosticError&) {
+    return std::nullopt;
+  }
+  // The join is one program for phase 2: bounded like a whole kernel's e-graph.
+  size_t joined = parts.rest ? parts.rest->graph.nodes.size() : 0;
+  for (size_t s = 0; s < parts.pieces.size(); ++s)
+    joined += plan.splits[s].pieces.size() * parts.pieces[s].graph.nodes.size();
+  if (joined > options.selector.max_nodes) return std::nullopt;
+  return parts;
 }
 
 }  // namespace
@@ -744,57 +778,43 @@ std::optional<CompileResult> compilePiecewise(const taidl::Isa& isa, const hlo::
     return *needs;
   });
   if (!plan) return std::nullopt;
-  CompileOptions part_options = options;
-  part_options.piecewise = false;
-  part_options.after_saturation = nullptr;
-  std::optional<CompileResult> rest;
-  std::vector<CompileResult> pieces;
-  try {
-    if (plan->rest) rest = compile(isa, *plan->rest, part_options);
-    for (const SplitResult& s : plan->splits) {
-      CompileOptions piece_options = part_options;
-      piece_options.costs = joinedCosts(isa, *units, s);
-      pieces.push_back(compile(isa, *s.kernel, piece_options));
-    }
-  } catch (const DiagnosticError&) {
-    return std::nullopt;  // the whole kernel's compile says why
-  }
-  // The join is one program for phase 2: bounded like a whole kernel's e-graph.
-  size_t joined = rest ? rest->graph.nodes.size() : 0;
-  for (size_t s = 0; s < pieces.size(); ++s)
-    joined += plan->splits[s].pieces.size() * pieces[s].graph.nodes.size();
-  if (joined > options.selector.max_nodes) return std::nullopt;
+  std::optional<Parts> parts = compileParts(isa, *units, *plan, options);
+  if (!parts) return std::nullopt;
+
   CompileResult result;
   result.model = options.cost.value_or(defaultCostModel(isa));
-  if (rest) addPart(result.stats, rest->stats);
+  CompileStats& stats = result.stats;
+  stats.piecewise = plan->summary();
+  if (parts->rest) addPart(stats, parts->rest->stats, "rest", 1);
   std::vector<const isel::PiiGraph*> graphs;
-  for (const CompileResult& p : pieces) {
-    addPart(result.stats, p.stats);
-    graphs.push_back(&p.graph);
+  for (size_t s = 0; s < parts->pieces.size(); ++s) {
+    const SplitResult& split = plan->splits[s];
+    addPart(stats, parts->pieces[s].stats, "result " + std::to_string(split.result) + "'s piece",
+            split.pieces.size());
+    graphs.push_back(&parts->pieces[s].graph);
   }
   isel::ImportedKernel layout = isel::hbmLayout(kernel);
-  isel::PiiGraph graph = joinPieces(*plan, *units, layout, rest ? &rest->graph : nullptr, graphs);
+  isel::PiiGraph graph =
+      joinPieces(*plan, *units, layout, parts->rest ? &parts->rest->graph : nullptr, graphs);
 
   Clock::time_point t = Clock::now();
   alloc::AllocOptions alloc_options = options.alloc;
   alloc_options.deadline = std::min(alloc_options.deadline, start + options.time_limit);
   if (!alloc_options.call_cost) alloc_options.call_cost = allocationCost(result.model, isa, *units);
   alloc::AllocResult allocation = alloc::allocate(isa, *units, graph, layout, alloc_options);
-  CompileStats& stats = result.stats;
-  stats.alloc_seconds += std::chrono::duration<double>(Clock::now() - t).count();
+  stats.join_alloc_seconds = std::chrono::duration<double>(Clock::now() - t).count();
+  stats.alloc_seconds += stats.join_alloc_seconds;
   stats.solver_seconds += allocation.solver_seconds;
   stats.orders_tried += allocation.orders_tried;
   stats.rematerialised += allocation.rematerialised;
   if (allocation.status != alloc::AllocStatus::kAllocated) return std::nullopt;
   if (allocation.rewritten) graph = std::move(*allocation.rewritten);
   allocation.rewritten.reset();
+  stats.join_calls = graph.callCount();
   result.costs = measure(isa, *units, graph, allocation);
   result.program = buildProgram(isa, *units, graph, allocation, layout, kernel.name());
   result.graph = std::move(graph);
   result.allocation = std::move(allocation);
-  stats.piecewise = plan->summary();
-  stats.stop = "each part's search: " + (rest ? rest->stats.stop + "; " : std::string()) +
-               pieces.front().stats.stop;
   stats.best_candidate = 1;
   stats.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;

@@ -151,6 +151,14 @@ TEST(Piecewise, K5EqualsTheWholeCompileAndVerifies) {
   options.selector.time_limit = options.time_limit;
   CompileResult pieces = compile(amx().isa, *kernel, options);
   EXPECT_EQ(pieces.stats.piecewise, "result 1 in 64 pieces of 16 elements");
+  ASSERT_EQ(pieces.stats.parts.size(), 2u);
+  EXPECT_EQ(pieces.stats.parts[0].name, "rest");
+  EXPECT_EQ(pieces.stats.parts[1].copies, 64u);
+  EXPECT_EQ(pieces.stats.saturation.nodes,
+            pieces.stats.parts[0].enodes + pieces.stats.parts[1].enodes);
+  EXPECT_EQ(pieces.stats.join_calls, 659u);
+  EXPECT_NE(pieces.stats.text().find("  join: 659 calls"), std::string::npos)
+      << pieces.stats.text();
   options.piecewise = false;
   CompileResult whole = compile(amx().isa, *kernel, options);
   EXPECT_TRUE(whole.stats.piecewise.empty());
