@@ -743,17 +743,31 @@ struct Parts {
 };
 
 std::optional<Parts> compileParts(const taidl::Isa& isa, const isel::UnitSet& units,
-                                  const PiecewisePlan& plan, const CompileOptions& options) {
-  CompileOptions part_options = options;
-  part_options.piecewise = false;
-  part_options.after_saturation = nullptr;
+                                  const PiecewisePlan& plan, const CompileOptions& options,
+                                  Clock::time_point deadline) {
+  // Each part gets what is left of the kernel's time limit.
+  auto optionsLeft = [&]() -> std::optional<CompileOptions> {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return std::nullopt;
+    CompileOptions o = options;
+    o.piecewise = false;
+    o.after_saturation = nullptr;
+    o.time_limit = left;
+    o.selector.time_limit = std::min(o.selector.time_limit, left);
+    return o;
+  };
   Parts parts;
   try {
-    if (plan.rest) parts.rest = compile(isa, *plan.rest, part_options);
+    if (plan.rest) {
+      std::optional<CompileOptions> o = optionsLeft();
+      if (!o) return std::nullopt;
+      parts.rest = compile(isa, *plan.rest, *o);
+    }
     for (const SplitResult& s : plan.splits) {
-      CompileOptions piece_options = part_options;
-      piece_options.costs = joinedCosts(isa, units, s);
-      parts.pieces.push_back(compile(isa, *s.kernel, piece_options));
+      std::optional<CompileOptions> o = optionsLeft();
+      if (!o) return std::nullopt;
+      o->costs = joinedCosts(isa, units, s);
+      parts.pieces.push_back(compile(isa, *s.kernel, *o));
     }
   } catch (const DiagnosticError&) {
     return std::nullopt;
@@ -778,7 +792,8 @@ std::optional<CompileResult> compilePiecewise(const taidl::Isa& isa, const hlo::
     return *needs;
   });
   if (!plan) return std::nullopt;
-  std::optional<Parts> parts = compileParts(isa, *units, *plan, options);
+  std::optional<Parts> parts =
+      compileParts(isa, *units, *plan, options, start + options.time_limit);
   if (!parts) return std::nullopt;
 
   CompileResult result;
