@@ -155,7 +155,9 @@ class Planner {
       leaf.kind = LeafKind::kBroadcast;
       bool constant = from->opcode() == HloOpcode::kConstant && from->shape().isScalar() &&
                       from->literal() && !from->literal()->isUnknown();
-      reject = !tensor || (!constant && from->opcode() != HloOpcode::kParameter);
+      reject = !tensor || (!constant && from->opcode() != HloOpcode::kParameter) ||
+               !x->attrs().dimensions ||
+               x->attrs().dimensions->size() != static_cast<size_t>(from->shape().rank());
       if (!constant) leaf.index = static_cast<size_t>(from->parameterNumber());
       return leaf;
     }
@@ -250,7 +252,7 @@ class Planner {
     const HloInstruction* x = leaf.inst;
     const hlo::Shape& to = x->shape();
     const hlo::Shape& from = x->operand(0)->shape();
-    const std::vector<int64_t>& dims = *x->attrs().dimensions;
+    const std::vector<int64_t>& dims = *x->attrs().dimensions;  // leafOf checked it
     bool maps_last = std::count(dims.begin(), dims.end(), to.rank() - 1) > 0;
     std::vector<int64_t> out;
     for (size_t t = 0; t < (maps_last ? elements.size() : 1); ++t) {
@@ -347,7 +349,7 @@ class Planner {
         // A run of the broadcast parameter along the row, or one scalar (a parameter's element
         // or a constant) for the whole row.
         const HloInstruction* from = x->operand(0);
-        const std::vector<int64_t>& dims = *x->attrs().dimensions;
+        const std::vector<int64_t>& dims = *x->attrs().dimensions;  // leafOf checked it
         bool maps_last = std::count(dims.begin(), dims.end(), x->shape().rank() - 1) > 0;
         HloInstruction* v;
         if (from->opcode() == HloOpcode::kConstant) {
