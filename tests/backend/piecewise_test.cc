@@ -174,6 +174,22 @@ TEST(Piecewise, K5EqualsTheWholeCompileAndVerifies) {
   EXPECT_TRUE(r.ok) << r.mismatch << "\n" << oracle::printProgram(amx().isa, pieces.program);
 }
 
+// A piece alone would as soon read its bias run from memory as its own row (3 calls: load, add
+// with a memory operand, store). Costed for the join, it loads the bias — one load per run, shared
+// by the 32 pieces of its column — and reads its row as the memory operand: 2 + 64 x 2 calls,
+// as the whole compile.
+TEST(Piecewise, ASharedBiasRunIsLoadedOnceNotReadByEveryPiece) {
+  auto kernel = kernelText(
+      "  x = f32[32,32] parameter(0)\n  bias = f32[32] parameter(1)\n"
+      "  b = f32[32,32] broadcast(bias), dimensions={1}\n  ROOT s = f32[32,32] add(x, b)\n");
+  CompileResult result = compile(amx().isa, *kernel);
+  EXPECT_EQ(result.stats.piecewise, "result 0 in 64 pieces of 16 elements");
+  EXPECT_EQ(result.costs.instructions, 2 + 64 * 2)
+      << oracle::printProgram(amx().isa, result.program);
+  VerifyReport r = verify(amx().isa, *kernel, result.program, {.sets = 2, .seed = 17});
+  EXPECT_TRUE(r.ok) << r.mismatch;
+}
+
 // Per-row scales and column biases, compiled piecewise, against the HLO evaluator.
 TEST(Piecewise, BroadcastEpilogueVerifies) {
   auto kernel = kernelText(

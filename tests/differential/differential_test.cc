@@ -241,6 +241,40 @@ TEST_P(Differential, GenerationIsDeterministic) {
 INSTANTIATE_TEST_SUITE_P(Isas, Differential, ::testing::ValuesIn(generatorIsas()),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
+// Piecewise compilation narrows the search (a piece shares with its neighbours only what the join
+// merges): on the generated AMX epilogues it compiles, its program must cost no more than the
+// whole compile's under the default model, HBM traffic and instruction count breaking ties
+// (ProgramCosts::betterThan). The first six small epilogues (at most 16 rows) of 600 kernels: a
+// whole compile takes seconds in sanitizer builds.
+TEST(DifferentialPiecewise, EpiloguesCostNoMoreThanCompiledWhole) {
+  taidl::Isa isa = loadIsa("amx");
+  uint64_t seed = static_cast<uint64_t>(envInt("TACIT_DIFF_SEED", 20261201));
+  int compared = 0;
+  for (const GeneratedKernel& k : generateKernels("amx", seed, 600)) {
+    if (k.category.rfind("epilogue", 0) != 0 || k.hlo.find("[32,") != std::string::npos) continue;
+    if (compared == 6) break;
+    std::unique_ptr<hlo::HloModule> module = hlo::parseModule(k.hlo, k.name + ".hlo");
+    backend::CompileResult pieces, whole;
+    try {
+      pieces = backend::compile(isa, *module, compileOptions());
+      if (pieces.stats.piecewise.empty()) continue;
+      backend::CompileOptions o = compileOptions();
+      o.piecewise = false;
+      whole = backend::compile(isa, *module, o);
+    } catch (const DiagnosticError&) {
+      continue;  // e.g. the whole compile out of time under load: nothing to compare
+    }
+    ++compared;
+    EXPECT_FALSE(whole.costs.betterThan(pieces.costs, whole.model))
+        << k.name << ": whole " << whole.costs.of(whole.model) << " (" << whole.costs.hbm_bytes
+        << " HBM bytes), piecewise " << pieces.costs.of(pieces.model) << " ("
+        << pieces.costs.hbm_bytes << ")\n"
+        << k.hlo;
+  }
+  std::cout << "[differential] piecewise against whole: " << compared << " AMX epilogues\n";
+  EXPECT_GE(compared, 3);
+}
+
 // The reproducers in findings/ (each names its ISA in a `// isa: NAME` first line). Those of
 // fixed findings are regression kernels: each must verify or be rejected with a diagnostic. Those
 // of open findings (file name `F<n>_...`, F<n> in openFindings()) may still compile wrong; the
