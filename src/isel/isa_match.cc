@@ -1167,12 +1167,7 @@ size_t IsaMatcher::run(ViewIndex* shared_views) {
   pattern_records_.clear();
   egraph::EGraph& g = b_.egraph();
   std::optional<ViewIndex> own_views;
-  if (shared_views) {
-    shared_views->refresh();
-  } else {
-    own_views.emplace(g, b_);
-  }
-  views_ = shared_views ? shared_views : &*own_views;
+  views_ = &refreshedOrOwn(shared_views, own_views, g, b_);
   std::vector<ClassId> classes(g.classes().begin(), g.classes().end());
   const std::vector<int32_t> changed_within = changedNeighbourhoods();
   // Match everything on the clean e-graph first, then construct (construction adds nodes).

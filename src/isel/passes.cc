@@ -285,12 +285,7 @@ PassStats runViewPass(egraph::EGraph& g, IrBuilder& b) {
 PassStats runRowSplitPass(egraph::EGraph& g, IrBuilder& b, int64_t max_rows, ViewIndex* views) {
   PassStats stats;
   std::optional<ViewIndex> own;
-  if (views) {
-    views->refresh();
-  } else {
-    own.emplace(g, b);
-  }
-  ViewIndex& index = views ? *views : *own;
+  ViewIndex& index = refreshedOrOwn(views, own, g, b);
   std::vector<ClassId> split;
   for (ClassId c : std::vector<ClassId>(g.classes().begin(), g.classes().end())) {
     const hlo::Shape& type = b.shape(c);

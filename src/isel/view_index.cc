@@ -144,4 +144,11 @@ void ViewIndex::extend(ClassId c, NodeId n, std::vector<BaseView>& result) {
   }
 }
 
+ViewIndex& refreshedOrOwn(ViewIndex* shared, std::optional<ViewIndex>& own, const egraph::EGraph& g,
+                          IrBuilder& b) {
+  if (!shared) return own.emplace(g, b);
+  shared->refresh();
+  return *shared;
+}
+
 }  // namespace tacit::isel

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "isel/ir_builder.h"
@@ -79,5 +80,9 @@ class ViewIndex {
 };
 
 bool isByteVector(const hlo::Shape& s);
+
+// The index a pass uses: `shared` (kept across passes) refreshed, else a fresh one built in `own`.
+ViewIndex& refreshedOrOwn(ViewIndex* shared, std::optional<ViewIndex>& own, const egraph::EGraph& g,
+                          IrBuilder& b);
 
 }  // namespace tacit::isel
