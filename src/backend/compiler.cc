@@ -174,17 +174,9 @@ class CandidateSearch {
   }
 
   void tryCandidate(isel::PiiGraph graph) {
-    Clock::time_point t = Clock::now();
-    alloc::AllocOptions alloc_options = options_.alloc;
-    alloc_options.deadline = std::min(alloc_options.deadline, start_ + options_.time_limit);
-    if (!alloc_options.call_cost)
-      alloc_options.call_cost = allocationCost(model_, isa_, selector_.units());
     alloc::AllocResult allocation =
-        alloc::allocate(isa_, selector_.units(), graph, selector_.kernel(), alloc_options);
-    stats_.alloc_seconds += since(t);
-    stats_.solver_seconds += allocation.solver_seconds;
-    stats_.orders_tried += allocation.orders_tried;
-    stats_.rematerialised += allocation.rematerialised;
+        allocateCandidate(isa_, selector_.units(), graph, selector_.kernel(), options_, model_,
+                          start_ + options_.time_limit, stats_);
     if (allocation.status != alloc::AllocStatus::kAllocated) {
       ++(allocation.status == alloc::AllocStatus::kLimit ? stats_.solver_limits
                                                          : stats_.infeasible);
@@ -193,8 +185,6 @@ class CandidateSearch {
       return;
     }
     ++stats_.allocated;
-    if (allocation.rewritten) graph = std::move(*allocation.rewritten);
-    allocation.rewritten.reset();
     ProgramCosts costs = options_.costs ? options_.costs(graph, allocation)
                                         : measure(isa_, selector_.units(), graph, allocation);
     if (best_ && !costs.betterThan(best_->costs, model_)) return;
@@ -237,6 +227,25 @@ class CandidateSearch {
 };
 
 }  // namespace
+
+alloc::AllocResult allocateCandidate(const taidl::Isa& isa, const isel::UnitSet& units,
+                                     isel::PiiGraph& graph, const isel::ImportedKernel& kernel,
+                                     const CompileOptions& options, CostModel model,
+                                     Clock::time_point deadline, CompileStats& stats) {
+  Clock::time_point t = Clock::now();
+  alloc::AllocOptions alloc_options = options.alloc;
+  alloc_options.deadline = std::min(alloc_options.deadline, deadline);
+  if (!alloc_options.call_cost) alloc_options.call_cost = allocationCost(model, isa, units);
+  alloc::AllocResult allocation = alloc::allocate(isa, units, graph, kernel, alloc_options);
+  stats.alloc_seconds += since(t);
+  stats.solver_seconds += allocation.solver_seconds;
+  stats.orders_tried += allocation.orders_tried;
+  stats.rematerialised += allocation.rematerialised;
+  if (allocation.status == alloc::AllocStatus::kAllocated && allocation.rewritten)
+    graph = std::move(*allocation.rewritten);
+  allocation.rewritten.reset();
+  return allocation;
+}
 
 CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
                       const CompileOptions& options) {

@@ -77,6 +77,15 @@ struct CompileResult {
   CompileStats stats;
 };
 
+// Phase 2 for one instruction graph: allocated under `options.alloc` until `deadline` at the
+// latest, its time, solver time, orders and rematerialisations added to `stats`. When allocated,
+// `graph` becomes the graph placed (phase 2 may have duplicated values).
+alloc::AllocResult allocateCandidate(const taidl::Isa& isa, const isel::UnitSet& units,
+                                     isel::PiiGraph& graph, const isel::ImportedKernel& kernel,
+                                     const CompileOptions& options, CostModel model,
+                                     std::chrono::steady_clock::time_point deadline,
+                                     CompileStats& stats);
+
 // Compiles `kernel` for `isa`. A kernel the compiler cannot model, one without any instruction
 // graph (the diagnostic names the HLO instruction no unit computes), and one whose graphs cannot
 // be allocated (it names the buffer or constraint) are DiagnosticErrors.

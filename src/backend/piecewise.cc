@@ -365,19 +365,11 @@ std::optional<CompileResult> compilePiecewise(const taidl::Isa& isa, const hlo::
   isel::PiiGraph graph =
       joinPieces(*plan, *units, layout, parts->rest ? &parts->rest->graph : nullptr, graphs);
 
-  Clock::time_point t = Clock::now();
-  alloc::AllocOptions alloc_options = options.alloc;
-  alloc_options.deadline = std::min(alloc_options.deadline, start + options.time_limit);
-  if (!alloc_options.call_cost) alloc_options.call_cost = allocationCost(result.model, isa, *units);
-  alloc::AllocResult allocation = alloc::allocate(isa, *units, graph, layout, alloc_options);
-  stats.join_alloc_seconds = std::chrono::duration<double>(Clock::now() - t).count();
-  stats.alloc_seconds += stats.join_alloc_seconds;
-  stats.solver_seconds += allocation.solver_seconds;
-  stats.orders_tried += allocation.orders_tried;
-  stats.rematerialised += allocation.rematerialised;
+  const double before = stats.alloc_seconds;
+  alloc::AllocResult allocation = allocateCandidate(
+      isa, *units, graph, layout, options, result.model, start + options.time_limit, stats);
+  stats.join_alloc_seconds = stats.alloc_seconds - before;
   if (allocation.status != alloc::AllocStatus::kAllocated) return std::nullopt;
-  if (allocation.rewritten) graph = std::move(*allocation.rewritten);
-  allocation.rewritten.reset();
   stats.join_calls = graph.callCount();
   result.costs = measure(isa, *units, graph, allocation);
   result.program = buildProgram(isa, *units, graph, allocation, layout, kernel.name());

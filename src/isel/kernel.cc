@@ -83,49 +83,40 @@ LayoutPlan planLayout(const hlo::Shape& s, const std::string& file, SourceLoc lo
 
 class Importer {
  public:
-  Importer(const hlo::HloModule& m, IrBuilder& b) : module_(m), b_(b) {
-    out_.file = m.sourceFile();
-  }
+  Importer(const hlo::HloModule& m, IrBuilder& b) : module_(m), b_(b), file_(m.sourceFile()) {}
 
   ImportedKernel run() {
     const HloComputation* entry = module_.entry();
-    if (entry == nullptr) fail(out_.file, {}, "module has no entry computation");
-    std::vector<ClassId> args;
-    int64_t offset = 0;
+    if (entry == nullptr) fail(file_, {}, "module has no entry computation");
     std::vector<hlo::Shape> parameter_shapes = entryParameterShapes(module_);
+    std::vector<ClassId> bytes, args;
     for (int64_t i = 0; i < entry->parameterCount(); ++i) {
       const HloInstruction* p = entry->parameter(i);
       const hlo::Shape& shape = parameter_shapes[static_cast<size_t>(i)];
       checkArray(shape, p);
-      KernelParameter kp;
-      kp.name = p->name();
-      kp.shape = shape;
-      kp.hbm_offset = offset;
-      kp.bytes = shape.byteSize();
-      kp.bytes_class = b_.egraph().add(b_.ir().inputOp(),
-                                       b_.ir().encode(InputDesc{static_cast<int>(i), kp.bytes}));
-      kp.value_class = unflattenWithLayout(b_, kp.bytes_class, shape, out_.file, p->loc());
-      offset += kp.bytes;
-      args.push_back(kp.value_class);
-      out_.parameters.push_back(std::move(kp));
+      bytes.push_back(b_.egraph().add(
+          b_.ir().inputOp(), b_.ir().encode(InputDesc{static_cast<int>(i), shape.byteSize()})));
+      args.push_back(unflattenWithLayout(b_, bytes.back(), shape, file_, p->loc()));
     }
     Values root = importComputation(*entry, args);
     std::vector<hlo::Shape> result_shapes = entryResultShapes(module_);
     if (result_shapes.size() != root.size())
-      fail(out_.file, entry->root()->loc(), "entry result does not match its layout");
-    for (size_t i = 0; i < root.size(); ++i) {
-      checkArray(result_shapes[i], entry->root());
-      KernelResult r;
-      r.shape = result_shapes[i];
-      r.hbm_offset = offset;
-      r.bytes = r.shape.byteSize();
-      r.value_class = root[i];
-      r.bytes_class = flattenWithLayout(b_, root[i], r.shape, out_.file, entry->root()->loc());
-      offset += r.bytes;
-      out_.results.push_back(r);
+      fail(file_, entry->root()->loc(), "entry result does not match its layout");
+    for (const hlo::Shape& shape : result_shapes)
+      checkArray(shape, entry->root());
+    // Every shape is an array now: the HBM layout, then its classes.
+    ImportedKernel out = hbmLayout(module_);
+    out.origins = std::move(origins_);
+    for (size_t i = 0; i < args.size(); ++i) {
+      out.parameters[i].bytes_class = bytes[i];
+      out.parameters[i].value_class = args[i];
     }
-    out_.io_bytes = offset;
-    return std::move(out_);
+    for (size_t i = 0; i < root.size(); ++i) {
+      KernelResult& r = out.results[i];
+      r.value_class = root[i];
+      r.bytes_class = flattenWithLayout(b_, root[i], r.shape, file_, entry->root()->loc());
+    }
+    return out;
   }
 
  private:
@@ -133,17 +124,17 @@ class Importer {
 
   void checkArray(const hlo::Shape& s, const HloInstruction* inst) const {
     if (!s.isArray()) {
-      fail(out_.file, inst->loc(),
+      fail(file_, inst->loc(),
            "kernel inputs and results must be arrays; '" + inst->name() + "' is " + s.str(),
            "flatten tuple parameters into separate parameters");
     }
     if (!hlo::isEvaluable(s.elementType())) {
-      fail(out_.file, inst->loc(),
+      fail(file_, inst->loc(),
            "element type " + std::string(hlo::primitiveTypeName(s.elementType())) + " of '" +
                inst->name() + "' is not supported by the compiler");
     }
     if (s.isDynamic())
-      fail(out_.file, inst->loc(),
+      fail(file_, inst->loc(),
            "dynamic shape " + s.str() + " of '" + inst->name() + "' is not supported");
   }
 
@@ -152,7 +143,7 @@ class Importer {
     for (const auto& owned : comp.instructions()) {
       const HloInstruction* inst = owned.get();
       values[inst] = importInstruction(*inst, values, args);
-      if (values[inst].size() == 1) out_.origins.push_back({values[inst][0], inst});
+      if (values[inst].size() == 1) origins_.push_back({values[inst][0], inst});
     }
     return values.at(comp.root());
   }
@@ -213,7 +204,7 @@ class Importer {
     try {
       return {b_.add(std::move(d), kids)};
     } catch (const std::logic_error& e) {
-      fail(out_.file, inst.loc(), std::string("cannot model '") + inst.name() + "': " + e.what());
+      fail(file_, inst.loc(), std::string("cannot model '") + inst.name() + "': " + e.what());
     }
   }
 
@@ -268,7 +259,7 @@ class Importer {
     if (inst.opcode() == HloOpcode::kDot) d.attrs.dot_dims = a.dot_dims.value_or(hlo::DotDims{});
     if (inst.opcode() == HloOpcode::kConstant) {
       if (!inst.literal() || inst.literal()->isUnknown()) {
-        fail(out_.file, inst.loc(), "constant '" + inst.name() + "' has unknown data ({...})",
+        fail(file_, inst.loc(), "constant '" + inst.name() + "' has unknown data ({...})",
              "print the module with its large constants");
       }
       auto lit = std::make_shared<hlo::Literal>(*inst.literal());
@@ -299,13 +290,13 @@ class Importer {
   }
 
   [[noreturn]] void unsupported(const HloInstruction& inst, const std::string& what) {
-    fail(out_.file, inst.loc(),
-         "the compiler does not support " + what + " ('" + inst.name() + "')");
+    fail(file_, inst.loc(), "the compiler does not support " + what + " ('" + inst.name() + "')");
   }
 
   const hlo::HloModule& module_;
   IrBuilder& b_;
-  ImportedKernel out_;
+  const std::string file_;
+  std::vector<Origin> origins_;  // where each class came from, in import order
 };
 
 }  // namespace
