@@ -63,6 +63,7 @@ hlo::Literal bf16File(const std::string& file) {
 }
 
 TEST(Compile, QkvAttentionIsThePublishedProgramAndMatchesTheFpga) {
+  TACIT_REQUIRE_SHARED_DATA("conformance");
   Case c = compileCase("isa/qkv.taidl", "examples/attention/attention.hlo");
   std::vector<std::string> names;
   for (const oracle::Stmt& s : c.result.program.body) {

@@ -103,6 +103,7 @@ void expectSameModule(const HloModule& a, const HloModule& b) {
 }
 
 TEST(HloCorpus, EveryModuleParsesVerifiesAndRoundTrips) {
+  TACIT_REQUIRE_SHARED_DATA("corpus/hlo");
   std::vector<std::filesystem::path> files = corpusFiles();
   ASSERT_GE(files.size(), 80u) << "corpus not found under " << tacit::testing::sharedDir();
   int modules = 0;
@@ -134,6 +135,7 @@ TEST(HloCorpus, EveryModuleParsesVerifiesAndRoundTrips) {
 }
 
 TEST(HloCorpus, DocumentedFailuresExist) {
+  TACIT_REQUIRE_SHARED_DATA("corpus/hlo");
   std::vector<std::filesystem::path> files = corpusFiles();
   for (const auto& entry : documentedUnverifiable()) {
     const std::string& name = entry.first;

@@ -65,6 +65,7 @@ std::vector<Literal> qkvInputs() {
 }
 
 TEST(Conformance, QkvAttentionWithTheAcceleratorsBroadcastIsBitExact) {
+  TACIT_REQUIRE_SHARED_DATA("conformance", "corpus/hlo");
   auto m = qkvModule();
   instruction(*m, "sum_broadcast").attrs().dimensions = std::vector<int64_t>{1};
   Literal out = evaluate(*m, qkvInputs());
@@ -72,6 +73,7 @@ TEST(Conformance, QkvAttentionWithTheAcceleratorsBroadcastIsBitExact) {
 }
 
 TEST(Conformance, QkvCorpusModuleAsWrittenIsTheTrueSoftmaxNotTheFpgaResult) {
+  TACIT_REQUIRE_SHARED_DATA("conformance", "corpus/hlo");
   auto m = qkvModule();
   Literal out = evaluate(*m, qkvInputs());
   EXPECT_GT(mismatches(out, loadBf16("attention.dat")), 4000);
@@ -82,6 +84,7 @@ TEST(Conformance, QkvCorpusModuleAsWrittenIsTheTrueSoftmaxNotTheFpgaResult) {
 }
 
 TEST(Conformance, QkvRowSumsMustFollowXlaTreeReduction) {
+  TACIT_REQUIRE_SHARED_DATA("conformance");
   // The same computation with the row sum inside a fusion (which XLA's tree rewrite skips, so
   // the 64 elements are summed one by one) no longer matches the FPGA.
   auto m = parseText(R"(HloModule qkv_sequential_sum
@@ -149,6 +152,7 @@ ENTRY e {
 })";
 
 TEST(Conformance, GemminiMatmulsMatchSpike) {
+  TACIT_REQUIRE_SHARED_DATA("conformance");
   int checked = 0;
   for (const char* kernel : {"matmul_16_1", "matmul_16_2", "matmul_16_4", "matmul_16_8",
                              "matmul_16_16", "matmul_16_32", "matmul_16_64", "matmul_64_1",
@@ -170,6 +174,7 @@ TEST(Conformance, GemminiMatmulsMatchSpike) {
 }
 
 TEST(Conformance, GemminiExoGemmMatchesSpike) {
+  TACIT_REQUIRE_SHARED_DATA("conformance");
   auto blocks =
       readGemminiBlocks(tacit::testing::sharedDir() + "/conformance/gemmini/exo_512x512x512/0.txt");
   auto m = parseText(R"(HloModule exo

@@ -107,6 +107,7 @@ std::string evaluateFile(const std::filesystem::path& path) {
 }
 
 TEST(EvalCorpus, EverySupportedModuleEvaluates) {
+  TACIT_REQUIRE_SHARED_DATA("corpus/hlo");
   std::vector<std::filesystem::path> files = corpusFiles();
   ASSERT_GT(files.size(), 50u);
   int evaluated = 0;

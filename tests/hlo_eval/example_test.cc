@@ -35,6 +35,7 @@ TEST(AttentionExample, InputsAreWhatInputsHloGenerates) {
 }
 
 TEST(AttentionExample, MatchesTheCorpusModule) {
+  TACIT_REQUIRE_SHARED_DATA("corpus/hlo");
   auto example = load(exampleDir() + "attention.hlo");
   auto corpus =
       load(tacit::testing::sharedDir() + "/corpus/hlo/attention_qkv_bf16_64x64_act_tutorial.hlo");

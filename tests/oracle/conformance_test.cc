@@ -100,6 +100,7 @@ const taidl::Isa& qkvAsBuilt() {
 }
 
 TEST(QkvConformance, AttentionMatchesTheFpgaBitForBit) {
+  TACIT_REQUIRE_SHARED_DATA("conformance");
   const taidl::Isa& isa = qkvAsBuilt();
   Program p = parseProgramFile(isa, example("qkv/attention.tasm"));
   Stats stats;
@@ -110,6 +111,7 @@ TEST(QkvConformance, AttentionMatchesTheFpgaBitForBit) {
 }
 
 TEST(QkvConformance, ShippedSpecComputesSoftmaxAttentionLikeTheHloEvaluator) {
+  TACIT_REQUIRE_SHARED_DATA("conformance");
   const taidl::Isa& isa = spec("qkv.taidl");
   Program p = parseProgramFile(isa, example("qkv/attention.tasm"));
   auto inputs = qkvInputs();
@@ -134,6 +136,7 @@ struct MatmulCase {
 class GemminiMatmul : public ::testing::TestWithParam<std::tuple<MatmulCase, const char*>> {};
 
 TEST_P(GemminiMatmul, ReproducesGolden) {
+  TACIT_REQUIRE_SHARED_DATA("conformance");
   auto [c, flow] = GetParam();
   std::string name = "matmul_" + std::to_string(c.dim) + "_" + std::to_string(c.iters);
   auto golden = testing::readGemminiGolden(conformance("gemmini/" + name + "/0.txt"));
@@ -167,6 +170,7 @@ INSTANTIATE_TEST_SUITE_P(
     matmulName);
 
 TEST(GemminiExo, Exo512ReproducesGolden) {
+  TACIT_REQUIRE_SHARED_DATA("conformance");
   auto golden = testing::readGemminiGolden(conformance("gemmini/exo_512x512x512/0.txt"));
   ASSERT_EQ(golden.size(), 3u);  // A, B, C
   const taidl::Isa& isa = spec("gemmini.taidl", 16);
@@ -227,6 +231,7 @@ const GoldenTensor& goldenOutput(const AmxRun& r) {
 class AmxInt8 : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
 
 TEST_P(AmxInt8, ReproducesGolden) {
+  TACIT_REQUIRE_SHARED_DATA("conformance");
   auto [kernel, blocks] = GetParam();
   AmxRun r = runAmx(kernel, blocks);
   const GoldenTensor& gold = goldenOutput(r);
@@ -296,6 +301,7 @@ std::vector<float> sgemmModel(const std::map<std::string, Literal>& in, int bloc
 }
 
 TEST_P(AmxSgemm, WithinTheInputPrintingUncertaintyAndExactOnTheParsedInputs) {
+  TACIT_REQUIRE_SHARED_DATA("conformance");
   int blocks = GetParam();
   AmxRun r = runAmx("sgemm_avx", blocks);
   const taidl::Isa& isa = spec("amx.taidl");
