@@ -556,6 +556,7 @@ double Parser::parseFloatValue(uint64_t* payload, bool* finite_input) {
   if (tok_.is(Tok::kInt)) {
     v = tok_.int_is_big_unsigned ? static_cast<double>(static_cast<uint64_t>(tok_.int_value))
                                  : static_cast<double>(tok_.int_value);
+    if (v == 0 && tok_.text[0] == '-') v = -0.0;  // `-0` is negative zero (XLA reads +0)
   } else if (tok_.is(Tok::kDecimal)) {
     v = tok_.decimal_value;
     *payload = tok_.nan_payload;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -43,20 +44,39 @@ std::string nanText(bool negative, uint64_t mantissa, int mantissa_bits) {
   return out;
 }
 
+// `text` (the shortest form of `value`) made to read back as a float literal of the same value:
+// the lexer reads a text of digits alone as a 64-bit integer, so negative zero, which such a text
+// would turn into +0 (XLA reads `-0` as the integer 0), prints as "-0.0", and an integral value
+// beyond the 64-bit range (f64 2^64 prints as 20 digits) in exponent form.
+std::string floatLiteralText(double value, std::string text) {
+  bool digits_only = std::all_of(text.begin() + (text[0] == '-' ? 1 : 0), text.end(),
+                                 [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits_only) return text;
+  if (value == 0) return std::signbit(value) ? "-0.0" : text;
+  if (std::fabs(value) < 0x1p63) return text;
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), value, std::chars_format::scientific);
+  return std::string(buf, res.ptr);
+}
+
+std::string doubleText(double value) {
+  return floatLiteralText(value, formatDouble(value));
+}
+
 // The shortest "%.Ng" text that reads back (through `same`) to the value; narrow types print as
 // few digits as they hold ("0.1" for bf16 0.1, not its f32 expansion 0.100097656).
 template <typename Same>
 std::string shortestText(double value, Same same) {
   if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
   if (value == std::trunc(value) && std::fabs(value) < 16777216.0)
-    return formatDouble(value);  // 448, not 450
+    return doubleText(value);  // 448, not 450
   char buf[64];
   for (int digits = 1; digits < 17; ++digits) {
     std::snprintf(buf, sizeof(buf), "%.*g", digits, value);
     double shortest = std::strtod(buf, nullptr);
-    if (same(shortest)) return formatDouble(shortest);  // "6e-08", "0.1"
+    if (same(shortest)) return doubleText(shortest);  // "6e-08", "0.1"
   }
-  return formatDouble(value);
+  return doubleText(value);
 }
 
 template <typename Bits>
@@ -66,7 +86,8 @@ std::string floatBitsText(Bits bits, int mantissa_bits, double value, bool is_do
     bool negative = (bits >> (sizeof(Bits) * 8 - 1)) & 1;
     return nanText(negative, mant, mantissa_bits);
   }
-  return is_double ? formatDouble(value) : formatFloat(static_cast<float>(value));
+  return floatLiteralText(value,
+                          is_double ? formatDouble(value) : formatFloat(static_cast<float>(value)));
 }
 
 std::string floatText(PrimitiveType t, const uint8_t* p) {
