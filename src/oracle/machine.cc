@@ -554,7 +554,8 @@ void Machine::Impl::debug(Site& s, const std::vector<int64_t>& loops) {
                     " bytes are not a whole number of " +
                     std::string(hlo::primitiveTypeName(st.view)) + " elements");
     hlo::Literal viewed(hlo::Shape(st.view, {lit.elementCount() / size}));
-    std::memcpy(viewed.bytes(), lit.bytes(), lit.byteCount());
+    if (lit.byteCount() > 0)  // an empty slice's literal has no storage (a null pointer)
+      std::memcpy(viewed.bytes(), lit.bytes(), lit.byteCount());
     lit = std::move(viewed);
     where += " as " + std::string(hlo::primitiveTypeName(st.view));
   }
