@@ -93,18 +93,32 @@ std::string dims(int64_t a, int64_t b) {
   return "[" + std::to_string(a) + "," + std::to_string(b) + "]";
 }
 
+// The generators' random choices: from a seeded engine, or read from a byte string (the fuzz
+// target's input, so that a mutated byte changes one choice; zeros past its end).
 class Rng {
  public:
   explicit Rng(uint64_t seed) : g_(seed) {}
-  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g_); }
-  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(g_) < p; }
+  Rng(const uint8_t* bytes, size_t size) : bytes_(bytes), end_(bytes + size) {}
+  int uniform(int lo, int hi) {
+    if (bytes_ == nullptr) return std::uniform_int_distribution<int>(lo, hi)(g_);
+    uint32_t v = byte() | (uint32_t{byte()} << 8);
+    return lo + static_cast<int>(v % (static_cast<uint32_t>(hi - lo) + 1));
+  }
+  bool chance(double p) {
+    if (bytes_ == nullptr) return std::uniform_real_distribution<double>(0, 1)(g_) < p;
+    return (byte() + 0.5) / 256 < p;
+  }
   template <typename T>
   const T& pick(const std::vector<T>& v) {
     return v[static_cast<size_t>(uniform(0, static_cast<int>(v.size()) - 1))];
   }
 
  private:
+  uint8_t byte() { return bytes_ < end_ ? *bytes_++ : 0; }
+
   std::mt19937_64 g_;
+  const uint8_t* bytes_ = nullptr;
+  const uint8_t* end_ = nullptr;
 };
 
 struct Draft {
@@ -676,6 +690,13 @@ std::vector<GeneratedKernel> generateKernels(const std::string& isa, uint64_t se
     out.push_back(finish(name, d));
   }
   return out;
+}
+
+GeneratedKernel kernelFromBytes(const std::string& isa, const uint8_t* bytes, size_t size) {
+  Rng r(bytes, size);
+  Draft d;
+  generatorFor(isa)(d, r);
+  return finish(isa + "_fuzz", d);
 }
 
 std::vector<GeneratedKernel> inexpressibleKernels(const std::string& isa) {

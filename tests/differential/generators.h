@@ -35,6 +35,10 @@ const std::vector<std::string>& generatorIsas();
 // `count` distinct kernels for `isa` (by text), deterministic in (isa, seed, count).
 std::vector<GeneratedKernel> generateKernels(const std::string& isa, uint64_t seed, int count);
 
+// One kernel for `isa` whose every random choice is read from `bytes` in order (structure-aware
+// fuzzing, fuzz/fuzz_compile.cc: a mutated byte changes one choice); choices past the end read 0.
+GeneratedKernel kernelFromBytes(const std::string& isa, const uint8_t* bytes, size_t size);
+
 // Hand-written kernels that the ISA cannot express (wrong element types, operations without an
 // instruction): every one must be rejected with a diagnostic.
 std::vector<GeneratedKernel> inexpressibleKernels(const std::string& isa);
