@@ -124,7 +124,8 @@ std::string normaliseDescr(const std::string& d, bool& big_endian, const std::st
   char order = d[0];
   char kind = d[1];
   std::string digits = d.substr(2);
-  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(c); })) {
+  if (digits.size() > 2 ||  // item sizes are 1..16: longer digit strings would overflow stoi
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(c); })) {
     fail(name, {}, "unsupported .npy dtype '" + d + "'");
   }
   int size = std::stoi(digits);

@@ -79,6 +79,12 @@ TEST(Npy, RejectsMalformedFiles) {
       parseNpy(header("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999,), }"),
                "x.npy"),
       DiagnosticError);
+  // Fuzz finding (fuzz/seeds/npy/regression-descr-size-overflows-stoi.npy): an item size too long
+  // for an int escaped as std::out_of_range.
+  EXPECT_THROW(parseNpy(header("{'descr': '|V2777777777777', 'fortran_order': False, 'shape': "
+                               "(2,), }"),
+                        "x.npy"),
+               DiagnosticError);
 }
 
 }  // namespace
