@@ -538,6 +538,12 @@ std::string concreteText(std::string_view text) {
   return out;
 }
 
+size_t markerEnd(std::string_view text, size_t open, int line) {
+  size_t end = text.find('\x1f', open);
+  if (end == std::string_view::npos) fail(line, "bad parameter marker (not closed)");
+  return end;
+}
+
 bool hasMarker(std::string_view text) {
   return text.find('\x1e') != std::string_view::npos;
 }
@@ -571,6 +577,13 @@ std::string safeIdent(std::string_view s) {
   if (out.empty() || !isIdentStart(out[0])) out = "_" + out;
   if (isKeyword(out)) out += "_";
   return out;
+}
+
+std::string safeValueName(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    out += isIdentChar(c) || c == '.' ? c : '_';
+  return out.empty() ? "_" : out;
 }
 
 }  // namespace tacit::taidl::importer

@@ -110,6 +110,9 @@ std::optional<int64_t> evalExpr(const Expr& e, const std::map<std::string, int64
 std::string concreteText(std::string_view text);
 // True if the text holds a marker.
 bool hasMarker(std::string_view text);
+// The index of the \x1f that closes the marker opening at `open` (a \x1e); a marker left open is
+// an ImportError naming `line` (a record is the output of a user's Python run: anything goes).
+size_t markerEnd(std::string_view text, size_t open, int line);
 
 // ---------------------------------------------------------------------------------------------
 // Instruction conversion (shared by v1 and v2)
@@ -195,5 +198,9 @@ int dtypeBytes(std::string_view dtype);  // 0 for pred or unknown
 // Identifier hygiene: .taidl keywords get a trailing '_'.
 bool isKeyword(std::string_view s);
 std::string safeIdent(std::string_view s);
+// `s` as a .taidl value name (after the '%'): HLO and v1 names may hold characters that one cannot
+// (a '-', any byte the spec's text carries), which become '_'; a clash is versioned like a
+// redefinition (OpConverter::define).
+std::string safeValueName(std::string_view s);
 
 }  // namespace tacit::taidl::importer

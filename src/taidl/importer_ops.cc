@@ -98,9 +98,7 @@ std::vector<std::string> splitTopLevel(std::string_view s, char sep, int line) {
         fail(line, "unterminated backquote in '" + concreteText(s) + "'");
       i = close;
     } else if (c == '\x1e') {
-      size_t close = s.find('\x1f', i);
-      if (close == std::string_view::npos) fail(line, "bad parameter marker");
-      i = close;
+      i = markerEnd(s, i, line);
     } else if (c == '(' || c == '[' || c == '{') {
       ++depth;
     } else if (c == ')' || c == ']' || c == '}') {
@@ -196,7 +194,7 @@ void OpConverter::useAlphaType(const TensorType& t) {
 }
 
 std::string OpConverter::define(const std::string& name, const TensorType& type) {
-  std::string base = "%" + name;
+  std::string base = "%" + safeValueName(name);
   // v1 names such as %In1/%Out0 are ordinary values; keep them clear of the declared-slice
   // names of .taidl (%In<k>, %Out<k>).
   static const std::regex kSlotName("(In|Out)[0-9]+");

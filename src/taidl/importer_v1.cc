@@ -43,8 +43,7 @@ size_t matchBracket(std::string_view s, size_t open, int line) {
       if (close == std::string_view::npos) fail(line, "unterminated backquote");
       i = close;
     } else if (c == '\x1e') {
-      i = s.find('\x1f', i);
-      if (i == std::string_view::npos) fail(line, "bad marker");
+      i = markerEnd(s, i, line);
     } else if (c == '(' || c == '[' || c == '{') {
       ++depth;
     } else if (c == ')' || c == ']' || c == '}') {
@@ -74,7 +73,7 @@ Statement splitStatement(const Line& l) {
       continue;
     }
     if (c == '\x1e') {
-      i = s.find('\x1f', i);
+      i = markerEnd(s, i, l.line);
       continue;
     }
     std::string op;

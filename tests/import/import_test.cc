@@ -171,6 +171,25 @@ TEST(ShimRecord, MalformedRecordIsReportedNotCrashed) {
   EXPECT_THROW(convertShimRecord("[1, 2", "s.py"), DiagnosticError);
 }
 
+// Fuzz finding (fuzz/seeds/import_record/regression-unclosed-marker-loops.json): a parameter
+// marker (\x1eEXPR\x1dVALUE\x1f) left open in a v1 semantics statement looped for ever.
+TEST(ShimRecord, UnclosedParameterMarkerIsDiagnosed) {
+  std::string record = R"({"status": "ok", "accelerators": [{"flavor": "v1", "calls": [
+    {"method": "Accelerator", "line": 1, "args": ["T"], "kwargs": {}},
+    {"method": "add_data_model", "line": 2, "args": ["sp", "4", "4xs8"], "kwargs": {}},
+    {"method": "add_instruction", "line": 3, "args": ["i", ["a"]], "kwargs": {}, "instruction": 0},
+    {"method": "add_semantics", "line": 4, "args": ["
+%x:__p0 <- sp[@a.a];
+"],
+     "kwargs": {}, "instruction": 0}]}]})";
+  try {
+    convertShimRecord(record, "s.py");
+    FAIL() << "no error";
+  } catch (const DiagnosticError& e) {
+    EXPECT_NE(std::string(e.what()).find("marker"), std::string::npos) << e.what();
+  }
+}
+
 // The CLI: output written atomically, nothing left behind on an error.
 TEST(ImportCli, WritesOutputOnlyOnSuccess) {
   std::string tool = std::string(TACIT_BINARY_DIR) + "/tools/tacit/tacit";
