@@ -1,4 +1,4 @@
-// Phase 2 (ACT-ALGORITHM.md §4): order the calls, assign every address with Gecode.
+// Phase 2 (docs/algorithm.md §4): order the calls, assign every address with Gecode.
 //
 // Orders are tried Sethi–Ullman first, then the other topological orders. An order whose
 // interference graph equals one already tried, or contains one that was infeasible, is skipped:

@@ -1,4 +1,4 @@
-// The constraint problem of phase 2 (ACT-ALGORITHM.md §4.2), solved with Gecode.
+// The constraint problem of phase 2 (docs/algorithm.md §4.2), solved with Gecode.
 //
 // Variables: every call's β and every storage root's start per access dimension. Constraints:
 // CSP1 each call's `require`s (α substituted) and its result slices equal to its address

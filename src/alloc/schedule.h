@@ -1,4 +1,4 @@
-// Ordering and liveness of an instruction graph (ACT-ALGORITHM.md §4.1, §4.3, §4.4).
+// Ordering and liveness of an instruction graph (docs/algorithm.md §4.1, §4.3, §4.4).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// The compile driver (ACT-ALGORITHM.md §2, §6): phase 1 candidates × phase 2 allocations, scored by
-// a cost model, the best kept.
+// The compile driver (docs/algorithm.md §2, §6): phase 1 candidates × phase 2 allocations, scored
+// by a cost model, the best kept.
 //
 // Stopping rule (deterministic: it counts candidates, never time): candidates come smallest
 // first; the search stops when `patience` candidates in a row brought no improvement, where

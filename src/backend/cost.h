@@ -1,4 +1,4 @@
-// Cost models for candidate search (ACT-ALGORITHM.md §6).
+// Cost models for candidate search (docs/algorithm.md §6).
 //
 //  count  hardware instructions executed (a macro counts the calls it expands to);
 //  spec   the sum of the spec's `cost` expressions over the calls, with their attribute values;

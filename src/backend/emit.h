@@ -1,4 +1,4 @@
-// Emission (ACT-ALGORITHM.md §5): a compiled program as an oracle::Program (printed as .tasm by
+// Emission (docs/algorithm.md §5): a compiled program as an oracle::Program (printed as .tasm by
 // the oracle's printer), as a TAIDL-TO-style Python kernel, or as JSON.
 #pragma once
 

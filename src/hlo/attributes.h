@@ -1,5 +1,5 @@
 // What each opcode takes: operand counts, required and optional attributes, and the value form of
-// every attribute name XLA's text format knows (HLO-TEXT-GRAMMAR.md sections 6 and 7). One table
+// every attribute name XLA's text format knows (docs/hlo.md sections 3 and 4). One table
 // shared by the parser (which attributes to accept and how to read them) and the verifier
 // (operand counts, required attributes).
 #pragma once

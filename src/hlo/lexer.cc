@@ -52,7 +52,7 @@ bool isHex(char c) {
 }
 
 // The matchers below return the length of the longest match at `p` (0 = no match); they mirror
-// the regular expressions of XLA's lexer (HLO-TEXT-GRAMMAR.md section 1).
+// the regular expressions of XLA's lexer (docs/hlo.md section 1).
 size_t digitsAt(std::string_view s, size_t p) {
   size_t n = 0;
   while (p + n < s.size() && isDigit(s[p + n]))

@@ -1,4 +1,4 @@
-// The HLO text lexer (HLO-TEXT-GRAMMAR.md section 1).
+// The HLO text lexer (docs/hlo.md section 1).
 //
 // Stateless over a SourceFile: lex(offset) returns the token starting at the first non-blank byte
 // at or after `offset`, so the parser can look ahead and re-lex freely (JSON-dict mode is a

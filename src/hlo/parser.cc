@@ -1053,7 +1053,7 @@ HloInstruction* Parser::parseOperand(Scope& scope) {
   return operand;
 }
 
-// Single-instruction mode (HLO-TEXT-GRAMMAR.md section 8): `[ROOT] [name =] shape opcode(...)
+// Single-instruction mode (docs/hlo.md section 5.2): `[ROOT] [name =] shape opcode(...)
 // attrs` becomes a module with one computation; operands not defined yet become parameters.
 void Parser::singleInstruction(HloModule& m) {
   single_ = true;

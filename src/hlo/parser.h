@@ -1,4 +1,4 @@
-// The HLO text parser: XLA's text format (HLO-TEXT-GRAMMAR.md) into the tacit HLO IR.
+// The HLO text parser: XLA's text format (docs/hlo.md) into the tacit HLO IR.
 //
 //   auto module = tacit::hlo::parseModule(text, "kernel.hlo");
 //

@@ -1,6 +1,6 @@
 // The HLO text printer: canonical text that the parser reads back to an identical module.
 //
-// Canonical form (HLO-TEXT-GRAMMAR.md section 8): `HloModule name` with header attributes in XLA's
+// Canonical form (docs/hlo.md section 5.1): `HloModule name` with header attributes in XLA's
 // order; computations in definition order (callees first), each with a signature derived from its
 // parameters and root (`%c (p: f32[4]) -> f32[] {`); instructions as `[ROOT ]%name = shape
 // opcode(%a, %b), attributes` with `%` sigils, operands without shapes, typed attributes in XLA's

@@ -1,4 +1,4 @@
-// "Why not" diagnostics (ACT-ALGORITHM.md §8.13): when no instruction graph exists, name the HLO
+// "Why not" diagnostics (docs/algorithm.md §3.8): when no instruction graph exists, name the HLO
 // instruction no unit can produce (file:line:col) and, for the units closest to producing it, the
 // check that failed (types, attributes, constraints, buffers).
 #pragma once

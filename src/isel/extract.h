@@ -1,4 +1,4 @@
-// Candidate extraction (ACT-ALGORITHM.md §3.7): instruction graphs, smallest first.
+// Candidate extraction (docs/algorithm.md §3.7): instruction graphs, smallest first.
 //
 // Top-down from the kernel results (all of them, in HBM), each value in the buffer its consumer
 // requires: a pii may stand for a value in the buffer it writes; in HBM a kernel input or a

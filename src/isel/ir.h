@@ -1,7 +1,7 @@
 // The tensor IR of instruction selection: the e-graph language for HLO operators, kernel inputs and
 // partially instantiated instructions (piis), with the shape and constant-ness analyses.
 //
-// Every e-node's attribute carries its complete identity (ACT-ALGORITHM.md §3.1): for an HLO
+// Every e-node's attribute carries its complete identity (docs/algorithm.md §3.1): for an HLO
 // operator the opcode's typed attributes *and* the result type (so reshape/convert/bitcast-convert
 // targets, slice bounds, dot dimension numbers, constants' values are all compared); for a pii the
 // selectable unit, its α values, which of its outputs the node stands for and the buffer that
@@ -136,7 +136,7 @@ class IrLanguage {
 };
 
 // Shape analysis: every class has one result type; merging classes of different types is an
-// internal error (ACT-ALGORITHM.md §3.1 — the reference implementation did not check).
+// internal error (docs/algorithm.md §3.1 — the reference implementation did not check).
 class ShapeAnalysis : public egraph::TypedAnalysis<hlo::Shape> {
  public:
   explicit ShapeAnalysis(const IrLanguage& ir) : ir_(ir) {}
@@ -147,8 +147,8 @@ class ShapeAnalysis : public egraph::TypedAnalysis<hlo::Shape> {
   const IrLanguage& ir_;
 };
 
-// Constant-ness (ACT-ALGORITHM.md §3.6): a class is constant if any of its e-nodes is a constant or
-// has only constant children; kernel inputs are never constant.
+// Constant-ness (docs/algorithm.md §3.6): a class is constant if any of its e-nodes is a constant
+// or has only constant children; kernel inputs are never constant.
 class ConstAnalysis
     : public egraph::TypedAnalysis<uint8_t> {  // 0 or 1 (vector<bool> has no references)
  public:

@@ -1,4 +1,4 @@
-// Kernel import (ACT-ALGORITHM.md §3.2): an HLO module's entry computation becomes e-graph nodes.
+// Kernel import (docs/algorithm.md §3.2): an HLO module's entry computation becomes e-graph nodes.
 //
 // HBM layout: the entry parameters' bytes in parameter order from byte 0, then the result (a
 // tuple's elements consecutively, in tuple order). Each parameter enters as an `input` leaf holding

@@ -1,4 +1,4 @@
-// Instruction graphs (ACT-ALGORITHM.md Def 7.1): what phase 1 hands to phase 2.
+// Instruction graphs (docs/algorithm.md §2.1): what phase 1 hands to phase 2.
 //
 // A DAG of calls of selectable units with α fixed and β unknown, identity views (slices and
 // concatenations of values along a buffer's access dimensions, which emit no code), kernel inputs

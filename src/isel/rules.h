@@ -1,4 +1,4 @@
-// IR→IR rules (ACT-ALGORITHM.md §3.3(a)): semantics-preserving XLA identities that let the
+// IR→IR rules (docs/algorithm.md §3.3(a)): semantics-preserving XLA identities that let the
 // instruction patterns match kernels written differently, and tile large operations into the
 // sizes the ISA's units accept.
 //

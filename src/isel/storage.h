@@ -1,4 +1,4 @@
-// Storage of an instruction graph's values (ACT-ALGORITHM.md §4.3 "Views"): slices and
+// Storage of an instruction graph's values (docs/algorithm.md §4.3 "Views"): slices and
 // concatenations emit no code, so a value and its views share storage. Values joined by view edges
 // form an alias group with one root; every member sits at a fixed offset (per access dimension)
 // inside the root's region.

@@ -1,4 +1,4 @@
-// Selectable units and their patterns (ACT-ALGORITHM.md §3.3(b)).
+// Selectable units and their patterns (docs/algorithm.md §3.3(b)).
 //
 // A unit is an instruction or a macro of the ISA whose symbolic semantics (taidl/semantics.h) is
 // register-free. For every case of its semantics and every output it writes, the output's value

@@ -4,8 +4,8 @@
 //
 // mimalloc is asked for 2 MiB OS pages, which the kernel backs with transparent huge pages where
 // it offers them on madvise (Debian's default): a compile touches most of its memory once, and in
-// a fresh process the 4 KiB page faults on it were about half of a large kernel's time
-// (docs/backend.md, "Decisions"). mimalloc reads its options when it starts, before main and
+// a fresh process the 4 KiB page faults on it are a large part of a large kernel's time (measured:
+// docs/backend.md, "Decisions"). mimalloc reads its options when it starts, before main and
 // before the executable's constructors (it is a shared library, initialised first), so the option
 // is set from the executable's .preinit_array, the first code the dynamic linker runs; setting it
 // only writes mimalloc's static option table. A user's MIMALLOC_LARGE_OS_PAGES (0 or 1) wins:

@@ -1,4 +1,4 @@
-// Grammar features of the HLO text parser (HLO-TEXT-GRAMMAR.md), one test per feature.
+// Grammar features of the HLO text parser (docs/hlo.md), one test per feature.
 #include <gtest/gtest.h>
 
 #include <cmath>

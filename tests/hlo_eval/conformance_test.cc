@@ -4,7 +4,7 @@
 // attention_qkv_bf16_64x64_act_tutorial.hlo with ONE change: the softmax divides by the row sums
 // broadcast along dimension 1 instead of 0. That is the accelerator's actual semantics: the
 // TAIDL v2 template emits `broadcast(sum), dimensions={1}` for the QKV softmax instruction
-// whatever the spec says (TAIDL-REFERENCE.md section 11, pitfall 1), and the FPGA build follows
+// whatever the spec says (docs/taidl.md section 11.2, item 1), and the FPGA build follows
 // it. Every other rounding step agrees exactly with tacit's documented semantics: bf16 dot
 // accumulated in f32 and rounded once, exp in f32 rounded to bf16, the 64-element bf16 row sum
 // computed as XLA CPU computes it (two sequential windows of 32, then their sum), the divide in
