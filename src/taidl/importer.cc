@@ -216,6 +216,7 @@ class RecordConverter {
     }
     while (squeezed.size() > 1 && squeezed.back() == '_')
       squeezed.pop_back();
+    if (importer::isKeyword(squeezed)) squeezed += '_';  // the '_' safeIdent added was just squeezed off
     std::string base = std::filesystem::path(spec_).filename().string();
     out << "# Imported by `tacit import-python` from " << base << " (TAIDL "
         << (isa_.v1 ? "v1" : "v2") << " API).\n\nisa " << squeezed << ";\n";
