@@ -1,5 +1,7 @@
-// The compile driver (docs/algorithm.md §2, §6): phase 1 candidates × phase 2 allocations, scored
-// by a cost model, the best kept.
+// The compile driver (docs/algorithm.md §2, §6) and the compile of one kernel. The driver plans
+// a kernel — whole, or piecewise (backend/piecewise.h), and next tiled — and compiles every kernel
+// the plan holds with compileKernel: phase 1 candidates × phase 2 allocations, scored by a cost
+// model, the best kept. No plan calls the driver again: the pipeline has no cycle.
 //
 // Stopping rule (deterministic: it counts candidates, never time): candidates come smallest
 // first; the search stops when `patience` candidates in a row brought no improvement, where
@@ -17,6 +19,7 @@
 
 #include "backend/cost.h"
 #include "isel/selector.h"
+#include "isel/target.h"
 #include "oracle/program.h"
 
 namespace tacit::backend {
@@ -32,11 +35,17 @@ struct CompileOptions {
   alloc::AllocOptions alloc;
   // Compile results that are elementwise row by row as one piece kernel (backend/piecewise.h).
   bool piecewise = true;
+  // Called once phase 1's e-graph is saturated, before extraction (e.g. --dump-egraph): an
+  // observer of one e-graph, so the kernel is then compiled whole.
+  std::function<void(const isel::Selector&)> after_saturation;
+};
+
+// What a plan hands compileKernel for one of its kernels besides the options.
+struct KernelHooks {
   // How an allocated candidate is costed; default measure(). Piecewise compilation costs a piece
   // kernel's candidates by what they add to the joined program.
   std::function<ProgramCosts(const isel::PiiGraph&, const alloc::AllocResult&)> costs;
-  // Called once phase 1's e-graph is saturated, before extraction (e.g. --dump-egraph); the
-  // kernel is then compiled whole.
+  // CompileOptions::after_saturation, for the kernel the whole plan compiles.
   std::function<void(const isel::Selector&)> after_saturation;
 };
 
@@ -80,15 +89,27 @@ struct CompileResult {
 // Phase 2 for one instruction graph: allocated under `options.alloc` until `deadline` at the
 // latest, its time, solver time, orders and rematerialisations added to `stats`. When allocated,
 // `graph` becomes the graph placed (phase 2 may have duplicated values).
-alloc::AllocResult allocateCandidate(const taidl::Isa& isa, const isel::UnitSet& units,
-                                     isel::PiiGraph& graph, const isel::ImportedKernel& kernel,
+alloc::AllocResult allocateCandidate(const isel::Target& target, isel::PiiGraph& graph,
+                                     const isel::ImportedKernel& kernel,
                                      const CompileOptions& options, CostModel model,
                                      std::chrono::steady_clock::time_point deadline,
                                      CompileStats& stats);
 
-// Compiles `kernel` for `isa`. A kernel the compiler cannot model, one without any instruction
-// graph (the diagnostic names the HLO instruction no unit computes), and one whose graphs cannot
-// be allocated (it names the buffer or constraint) are DiagnosticErrors.
+// One kernel compiled whole: phase 1 under options.selector, the candidate search until
+// `deadline`, phase 2 and emission (backend/kernel_compile.cc). Diagnostics as compile's.
+CompileResult compileKernel(const isel::Target& target, const hlo::HloModule& kernel,
+                            const CompileOptions& options, const KernelHooks& hooks,
+                            std::chrono::steady_clock::time_point deadline);
+
+// Compiles `kernel` for the target's ISA: piecewise when options.piecewise, no after_saturation
+// observer, and a piecewise plan compiles; whole otherwise. A kernel the compiler cannot model,
+// one without any instruction graph (the diagnostic names the HLO instruction no unit computes),
+// and one whose graphs cannot be allocated (it names the buffer or constraint) are
+// DiagnosticErrors.
+CompileResult compile(const isel::Target& target, const hlo::HloModule& kernel,
+                      const CompileOptions& options = {});
+// The same for one kernel of `isa`: builds the ISA's Target first (callers compiling several
+// kernels for one ISA build it once).
 CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,
                       const CompileOptions& options = {});
 

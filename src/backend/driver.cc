@@ -288,7 +288,8 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
 
   auto kernel = hlo::parseModule(readFile(kernel_path), kernel_path);
   hlo::verifyModule(*kernel);
-  CompileResult result = compile(isa, *kernel, opts);
+  const isel::Target target(isa);  // once: the compile and --explain share it
+  CompileResult result = compile(target, *kernel, opts);
   std::string text = emitText(request.emit, isa, result);
   log << "compiled " << kernel_path << " for " << isa.name << ": " << result.costs.instructions
       << " instructions, cost " << result.costs.of(result.model) << " ("
@@ -297,7 +298,7 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
       << " between HBM and on-chip buffers)\n";
   if (request.stats) log << result.stats.text();
   if (request.explain) {
-    log << "chosen instruction graph:\n" << result.graph.str(isa, isel::buildUnits(isa));
+    log << "chosen instruction graph:\n" << result.graph.str(isa, target.units());
   }
   if (request.verify_sets) {
     VerifyReport report = verify(isa, *kernel, result.program, vopts);

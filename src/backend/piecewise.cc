@@ -295,17 +295,13 @@ struct Parts {
   std::vector<CompileResult> pieces;  // per split
 };
 
-std::optional<Parts> compileParts(const taidl::Isa& isa, const isel::UnitSet& units,
-                                  const PiecewisePlan& plan, const CompileOptions& options,
-                                  Clock::time_point deadline) {
+std::optional<Parts> compileParts(const isel::Target& target, const PiecewisePlan& plan,
+                                  const CompileOptions& options, Clock::time_point deadline) {
   // Each part gets what is left of the kernel's time limit.
   auto optionsLeft = [&]() -> std::optional<CompileOptions> {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) return std::nullopt;
     CompileOptions o = options;
-    o.piecewise = false;
-    o.after_saturation = nullptr;
-    o.time_limit = left;
     o.selector.time_limit = std::min(o.selector.time_limit, left);
     return o;
   };
@@ -314,13 +310,14 @@ std::optional<Parts> compileParts(const taidl::Isa& isa, const isel::UnitSet& un
     if (plan.rest) {
       std::optional<CompileOptions> o = optionsLeft();
       if (!o) return std::nullopt;
-      parts.rest = compile(isa, *plan.rest, *o);
+      parts.rest = compileKernel(target, *plan.rest, *o, {}, deadline);
     }
     for (const SplitResult& s : plan.splits) {
       std::optional<CompileOptions> o = optionsLeft();
       if (!o) return std::nullopt;
-      o->costs = joinedCosts(isa, units, s);
-      parts.pieces.push_back(compile(isa, *s.kernel, *o));
+      KernelHooks hooks;
+      hooks.costs = joinedCosts(target.isa(), target.units(), s);
+      parts.pieces.push_back(compileKernel(target, *s.kernel, *o, hooks, deadline));
     }
   } catch (const DiagnosticError&) {
     return std::nullopt;
@@ -335,20 +332,18 @@ std::optional<Parts> compileParts(const taidl::Isa& isa, const isel::UnitSet& un
 
 }  // namespace
 
-std::optional<CompileResult> compilePiecewise(const taidl::Isa& isa, const hlo::HloModule& kernel,
-                                              const CompileOptions& options) {
+std::optional<CompileResult> compilePiecewise(const isel::Target& target,
+                                              const hlo::HloModule& kernel,
+                                              const CompileOptions& options,
+                                              Clock::time_point deadline) {
   const Clock::time_point start = Clock::now();
-  std::optional<isel::UnitSet> units;
-  std::optional<isel::IsaNeeds> needs;
-  std::optional<PiecewisePlan> plan = planPiecewise(kernel, [&]() -> const isel::IsaNeeds& {
-    if (!needs) needs = isel::analyzeIsa(isa, units.emplace(isel::buildUnits(isa)));
-    return *needs;
-  });
+  std::optional<PiecewisePlan> plan = planPiecewise(kernel, target.needs());
   if (!plan) return std::nullopt;
-  std::optional<Parts> parts =
-      compileParts(isa, *units, *plan, options, start + options.time_limit);
+  std::optional<Parts> parts = compileParts(target, *plan, options, deadline);
   if (!parts) return std::nullopt;
 
+  const taidl::Isa& isa = target.isa();
+  const isel::UnitSet& units = target.units();
   CompileResult result;
   result.model = options.cost.value_or(defaultCostModel(isa));
   CompileStats& stats = result.stats;
@@ -363,16 +358,16 @@ std::optional<CompileResult> compilePiecewise(const taidl::Isa& isa, const hlo::
   }
   isel::ImportedKernel layout = isel::hbmLayout(kernel);
   isel::PiiGraph graph =
-      joinPieces(*plan, *units, layout, parts->rest ? &parts->rest->graph : nullptr, graphs);
+      joinPieces(*plan, units, layout, parts->rest ? &parts->rest->graph : nullptr, graphs);
 
   const double before = stats.alloc_seconds;
-  alloc::AllocResult allocation = allocateCandidate(
-      isa, *units, graph, layout, options, result.model, start + options.time_limit, stats);
+  alloc::AllocResult allocation =
+      allocateCandidate(target, graph, layout, options, result.model, deadline, stats);
   stats.join_alloc_seconds = stats.alloc_seconds - before;
   if (allocation.status != alloc::AllocStatus::kAllocated) return std::nullopt;
   stats.join_calls = graph.callCount();
-  result.costs = measure(isa, *units, graph, allocation);
-  result.program = buildProgram(isa, *units, graph, allocation, layout, kernel.name());
+  result.costs = measure(isa, units, graph, allocation);
+  result.program = buildProgram(isa, units, graph, allocation, layout, kernel.name());
   result.graph = std::move(graph);
   result.allocation = std::move(allocation);
   stats.best_candidate = 1;

@@ -11,7 +11,7 @@
 // so equal calls of different pieces (a constant's load) become one.
 #pragma once
 
-#include <functional>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,10 +53,9 @@ struct PiecewisePlan {
 // elementwise operators (same shape) from entry parameters, other results, scalar constants and
 // broadcasts of those, used by nothing else; the ISA's elementwise units of those operators must
 // all compute one row; every piece of every operand and of the result must be contiguous in HBM;
-// at least kMinPieces pieces. `needs` is asked only when some result qualifies on the HLO alone
-// (building the ISA's units costs about as much as a small kernel's import).
+// at least kMinPieces pieces. `needs` are the ISA's (isel::Target::needs).
 std::optional<PiecewisePlan> planPiecewise(const hlo::HloModule& kernel,
-                                           const std::function<const isel::IsaNeeds&()>& needs);
+                                           const isel::IsaNeeds& needs);
 inline constexpr size_t kMinPieces = 4;
 
 // The instruction graph of the whole kernel from those of `rest` (if any) and of each split's
@@ -67,10 +66,13 @@ isel::PiiGraph joinPieces(const PiecewisePlan& plan, const isel::UnitSet& units,
                           const isel::ImportedKernel& layout, const isel::PiiGraph* rest,
                           const std::vector<const isel::PiiGraph*>& pieces);
 
-// Compiles `kernel` piecewise if planPiecewise finds a plan, every part compiles, the join has at
-// most the selector's e-node limit of nodes (options.selector.max_nodes) and can be allocated;
-// nullopt otherwise (the caller compiles the kernel whole).
-std::optional<CompileResult> compilePiecewise(const taidl::Isa& isa, const hlo::HloModule& kernel,
-                                              const CompileOptions& options);
+// Compiles `kernel` piecewise if planPiecewise finds a plan, every part compiles (compileKernel,
+// within `deadline`), the join has at most the selector's e-node limit of nodes
+// (options.selector.max_nodes) and can be allocated; nullopt otherwise (the driver then compiles
+// the kernel whole).
+std::optional<CompileResult> compilePiecewise(const isel::Target& target,
+                                              const hlo::HloModule& kernel,
+                                              const CompileOptions& options,
+                                              std::chrono::steady_clock::time_point deadline);
 
 }  // namespace tacit::backend

@@ -76,7 +76,7 @@ struct Region {
 
 class Planner {
  public:
-  Planner(const hlo::HloModule& kernel, const std::function<const isel::IsaNeeds&()>& needs)
+  Planner(const hlo::HloModule& kernel, const isel::IsaNeeds& needs)
       : kernel_(kernel),
         entry_(*kernel.entry()),
         needs_(needs),
@@ -112,7 +112,7 @@ class Planner {
     std::set<size_t> split;
     for (const Region& region : regions) {
       if (read.count(region.result)) continue;
-      if (std::optional<SplitResult> s = splitOf(region, needs_())) {
+      if (std::optional<SplitResult> s = splitOf(region, needs_)) {
         split.insert(region.result);
         plan.splits.push_back(std::move(*s));
       }
@@ -429,7 +429,7 @@ class Planner {
 
   const hlo::HloModule& kernel_;
   const HloComputation& entry_;
-  const std::function<const isel::IsaNeeds&()>& needs_;
+  const isel::IsaNeeds& needs_;
   std::vector<hlo::Shape> parameter_shapes_, result_shapes_;
   std::vector<const HloInstruction*> results_;
   std::map<const HloInstruction*, size_t> position_;
@@ -450,7 +450,7 @@ std::string PiecewisePlan::summary() const {
 }
 
 std::optional<PiecewisePlan> planPiecewise(const hlo::HloModule& kernel,
-                                           const std::function<const isel::IsaNeeds&()>& needs) {
+                                           const isel::IsaNeeds& needs) {
   if (kernel.entry() == nullptr) return std::nullopt;
   try {
     return Planner(kernel, needs).run();

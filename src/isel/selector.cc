@@ -19,26 +19,23 @@ std::string_view saturationStopName(SaturationStop s) {
   return "saturated";
 }
 
-Selector::Selector(const taidl::Isa& isa, const hlo::HloModule& kernel, SelectorOptions options)
-    : isa_(isa),
+Selector::Selector(const Target& target, const hlo::HloModule& kernel, SelectorOptions options)
+    : target_(target),
       options_(options),
-      units_(buildUnits(isa)),
       g_(ir_.language()),
       shapes_(&g_.addAnalysis<ShapeAnalysis>(ir_)),
       consts_(&g_.addAnalysis<ConstAnalysis>(ir_)),
       builder_(g_, ir_, *shapes_),
       kernel_(importKernel(kernel, builder_)),
-      matcher_(isa, units_, builder_),
+      matcher_(target.isa(), target.units(), builder_),
       view_pass_(g_, builder_) {
   std::vector<ClassId> results;
   for (const KernelResult& r : kernel_.results)
     results.push_back(r.bytes_class);
   results_ = g_.add(ir_.resultsOp(), results);
   g_.rebuild();
-  needs_ = analyzeIsa(isa, units_);
-  selected_ = selectRules(needs_);
-  for (const IrRule* r : selected_) {
-    for (egraph::Rewrite& w : r->rewrites(builder_, needs_))
+  for (const IrRule* r : target.rules()) {
+    for (egraph::Rewrite& w : r->rewrites(builder_, target.needs()))
       rules_.push_back(std::move(w));
   }
 }
@@ -105,8 +102,8 @@ SaturationStats Selector::saturate() {
 }
 
 std::unique_ptr<CandidateExtractor> Selector::extractor(ExtractOptions options) const {
-  return std::make_unique<CandidateExtractor>(g_, ir_, *shapes_, isa_, units_, g_.find(results_),
-                                              options);
+  return std::make_unique<CandidateExtractor>(g_, ir_, *shapes_, target_.isa(), target_.units(),
+                                              g_.find(results_), options);
 }
 
 }  // namespace tacit::isel

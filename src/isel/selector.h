@@ -14,6 +14,7 @@
 #include "isel/kernel.h"
 #include "isel/passes.h"
 #include "isel/rules.h"
+#include "isel/target.h"
 #include "isel/units.h"
 
 namespace tacit::isel {
@@ -50,8 +51,9 @@ struct SaturationStats {
 
 class Selector {
  public:
-  // Imports `kernel` (DiagnosticError for what the compiler cannot model).
-  Selector(const taidl::Isa& isa, const hlo::HloModule& kernel, SelectorOptions options = {});
+  // Imports `kernel` (DiagnosticError for what the compiler cannot model). `target` must outlive
+  // the Selector.
+  Selector(const Target& target, const hlo::HloModule& kernel, SelectorOptions options = {});
   Selector(const Selector&) = delete;
   Selector& operator=(const Selector&) = delete;
 
@@ -61,23 +63,23 @@ class Selector {
   // An extractor over the current (saturated) e-graph.
   std::unique_ptr<CandidateExtractor> extractor(ExtractOptions options) const;
 
-  const UnitSet& units() const { return units_; }
+  const Target& target() const { return target_; }
+  const UnitSet& units() const { return target_.units(); }
   const ImportedKernel& kernel() const { return kernel_; }
   const egraph::EGraph& egraph() const { return g_; }
   const IrLanguage& ir() const { return ir_; }
   const ShapeAnalysis& shapes() const { return *shapes_; }
   ClassId resultsClass() const { return g_.find(results_); }
   const IsaMatcher& matcher() const { return matcher_; }
-  const taidl::Isa& isa() const { return isa_; }
-  const IsaNeeds& needs() const { return needs_; }
-  const std::vector<const IrRule*>& rules() const { return selected_; }
+  const taidl::Isa& isa() const { return target_.isa(); }
+  const IsaNeeds& needs() const { return target_.needs(); }
+  const std::vector<const IrRule*>& rules() const { return target_.rules(); }
 
  private:
   size_t iterate(SaturationIteration& it);
 
-  const taidl::Isa& isa_;
+  const Target& target_;
   SelectorOptions options_;
-  UnitSet units_;
   IrLanguage ir_;
   egraph::EGraph g_;
   ShapeAnalysis* shapes_;
@@ -86,8 +88,6 @@ class Selector {
   ImportedKernel kernel_;
   ClassId results_;
   IsaMatcher matcher_;
-  IsaNeeds needs_;
-  std::vector<const IrRule*> selected_;
   std::vector<egraph::Rewrite> rules_;
   egraph::AppliedMatches applied_;  // the rules' matches applied by earlier iterations
   ViewPass view_pass_;              // what it learnt in earlier iterations

@@ -216,7 +216,8 @@ class RecordConverter {
     }
     while (squeezed.size() > 1 && squeezed.back() == '_')
       squeezed.pop_back();
-    if (importer::isKeyword(squeezed)) squeezed += '_';  // the '_' safeIdent added was just squeezed off
+    // The '_' safeIdent appends to a keyword was just squeezed off.
+    if (importer::isKeyword(squeezed)) squeezed += '_';
     std::string base = std::filesystem::path(spec_).filename().string();
     out << "# Imported by `tacit import-python` from " << base << " (TAIDL "
         << (isa_.v1 ? "v1" : "v2") << " API).\n\nisa " << squeezed << ";\n";

@@ -20,6 +20,7 @@ std::string path(const std::string& rel) {
 struct Compiled {
   taidl::Isa isa;
   std::unique_ptr<hlo::HloModule> kernel;
+  std::unique_ptr<isel::Target> target;
   std::unique_ptr<isel::Selector> selector;
   isel::PiiGraph graph;
   AllocResult alloc;
@@ -30,7 +31,8 @@ std::unique_ptr<Compiled> compileFirst(const std::string& isa_file,
   auto c = std::make_unique<Compiled>();
   c->isa = taidl::loadIsaFile(path(isa_file));
   c->kernel = hlo::parseModule(readFile(path(kernel_file)), path(kernel_file));
-  c->selector = std::make_unique<isel::Selector>(c->isa, *c->kernel);
+  c->target = std::make_unique<isel::Target>(c->isa);
+  c->selector = std::make_unique<isel::Selector>(*c->target, *c->kernel);
   c->selector->saturate();
   auto first = c->selector->extractor({})->next();
   if (!first) return c;

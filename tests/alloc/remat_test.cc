@@ -29,6 +29,7 @@ ENTRY main {
 struct Phase1 {
   taidl::Isa isa;
   std::unique_ptr<hlo::HloModule> kernel;
+  std::unique_ptr<isel::Target> target;
   std::unique_ptr<isel::Selector> selector;
   std::unique_ptr<isel::CandidateExtractor> extractor;
 };
@@ -38,7 +39,8 @@ std::unique_ptr<Phase1> phase1(const std::string& isa_file, const std::string& t
   auto p = std::make_unique<Phase1>();
   p->isa = taidl::loadIsaFile(testing::sourceDir() + "/" + isa_file);
   p->kernel = hlo::parseModule(text, name);
-  p->selector = std::make_unique<isel::Selector>(p->isa, *p->kernel);
+  p->target = std::make_unique<isel::Target>(p->isa);
+  p->selector = std::make_unique<isel::Selector>(*p->target, *p->kernel);
   p->selector->saturate();
   p->extractor = p->selector->extractor({});
   return p;

@@ -28,7 +28,8 @@ TEST_P(Candidates, EveryPlacedCandidateComputesTheKernel) {
   taidl::Isa isa = taidl::loadIsaFile(root + GetParam().isa);
   std::string path = root + GetParam().file;
   auto kernel = hlo::parseModule(readFile(path), path);
-  isel::Selector selector(isa, *kernel);
+  const isel::Target target(isa);
+  isel::Selector selector(target, *kernel);
   selector.saturate();
   auto extractor = selector.extractor({});
   size_t checked = 0, unplaced = 0;

@@ -33,7 +33,7 @@ const Isa& amx() {
 }
 
 std::optional<PiecewisePlan> planFor(const hlo::HloModule& kernel, const Isa& isa = amx()) {
-  return planPiecewise(kernel, [&isa]() -> const isel::IsaNeeds& { return isa.needs; });
+  return planPiecewise(kernel, isa.needs);
 }
 
 std::unique_ptr<hlo::HloModule> kernelFile(const std::string& rel) {

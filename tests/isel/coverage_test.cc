@@ -167,7 +167,8 @@ Found smallestCandidatesRun(const taidl::Isa& isa, const hlo::HloModule& kernel,
                             std::string* why) {
   SelectorOptions limits;  // the product's 10 s is for users; sanitizer builds are far slower
   limits.time_limit = std::chrono::minutes(10);
-  Selector sel(isa, kernel, limits);
+  const Target target(isa);
+  Selector sel(target, kernel, limits);
   sel.saturate();
   ExtractOptions options;
   options.max_steps = 200'000;

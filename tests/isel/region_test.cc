@@ -29,6 +29,7 @@ namespace {
 struct Compiled {
   taidl::Isa isa;
   std::unique_ptr<hlo::HloModule> kernel;
+  std::unique_ptr<Target> target;
   std::unique_ptr<Selector> sel;
   std::vector<hlo::Literal> bytes;  // the inputs' HBM bytes
   std::map<uint32_t, std::optional<egraph::Term>> terms;
@@ -38,6 +39,7 @@ Compiled saturated(const std::string& isa_path, const std::string& hlo_text, uin
   Compiled c{taidl::loadIsaFile(tacit::testing::sourceDir() + "/" + isa_path),
              hlo::parseModule(hlo_text, "kernel.hlo"),
              nullptr,
+             nullptr,
              {},
              {}};
   // The product's 10 s limit is for users; the 64^3 matmul saturates in seconds optimised but
@@ -45,7 +47,8 @@ Compiled saturated(const std::string& isa_path, const std::string& hlo_text, uin
   // these tests check.
   SelectorOptions options;
   options.time_limit = std::chrono::minutes(10);
-  c.sel = std::make_unique<Selector>(c.isa, *c.kernel, options);
+  c.target = std::make_unique<Target>(c.isa);
+  c.sel = std::make_unique<Selector>(*c.target, *c.kernel, options);
   c.sel->saturate();
   for (const KernelParameter& p : c.sel->kernel().parameters)
     c.bytes.push_back(testing::hbmBytes(hlo::randomLiteral(p.shape, seed++), p.shape));

@@ -25,7 +25,8 @@ std::unique_ptr<hlo::HloModule> loadKernel(const std::string& rel) {
 TEST(Selector, QkvAttentionFirstCandidateIsThePublishedNineInstructions) {
   taidl::Isa isa = taidl::loadIsaFile(example("isa/qkv.taidl"));
   auto kernel = loadKernel("examples/attention/attention.hlo");
-  Selector sel(isa, *kernel);
+  const Target target(isa);
+  Selector sel(target, *kernel);
   SaturationStats stats = sel.saturate();
   EXPECT_EQ(stats.stop, SaturationStop::kSaturated);
   auto ex = sel.extractor({});
@@ -68,7 +69,8 @@ ENTRY main {
   ROOT r = f32[1,16] broadcast(x), dimensions={}
 })",
                                  "lane0.hlo");
-  Selector sel(isa, *kernel);
+  const Target target(isa);
+  Selector sel(target, *kernel);
   sel.saturate();
   auto first = sel.extractor({})->next();
   ASSERT_TRUE(first.has_value());
@@ -99,7 +101,8 @@ ENTRY main {
   ROOT r = s8[16,16] convert(c)
 })",
                                  "bias8.hlo");
-  Selector sel(isa, *kernel);
+  const Target target(isa);
+  Selector sel(target, *kernel);
   sel.saturate();
   auto ex = sel.extractor({});
   auto first = ex->next();
@@ -128,7 +131,8 @@ TEST(Selector, GemminiLibraryKernelsAndCompositionsAllHaveCandidates) {
                         "mm3_add_a", "mm3_add_d", "mm4_a", "mm4_d"}) {
     SCOPED_TRACE(k);
     auto kernel = loadKernel(std::string("examples/gemmini/") + k + ".hlo");
-    Selector sel(isa, *kernel);
+    const Target target(isa);
+    Selector sel(target, *kernel);
     SaturationStats stats = sel.saturate();
     EXPECT_EQ(stats.stop, SaturationStop::kSaturated);
     auto first = sel.extractor({})->next();

@@ -7,6 +7,7 @@
 #include "backend/driver.h"
 #include "cli.h"
 #include "isel/rules.h"
+#include "isel/target.h"
 #include "isel/units.h"
 #include "support/strings.h"
 #include "taidl/isa.h"
@@ -66,7 +67,8 @@ std::string patternText(const taidl::Isa& isa, const isel::UnitPattern& p) {
 int runRules(const Args& args) {
   DiagnosticSink warnings;
   taidl::Isa isa = taidl::loadIsaFile(args.positionals().at(0), paramsOf(args), &warnings);
-  isel::UnitSet units = isel::buildUnits(isa);
+  const isel::Target target(isa);
+  const isel::UnitSet& units = target.units();
   std::cout << "IR->ISA patterns (" << units.patterns.size() << "):\n";
   for (const isel::UnitPattern& p : units.patterns) {
     const isel::Unit& u = units.units[static_cast<size_t>(p.unit)];
@@ -79,11 +81,10 @@ int runRules(const Args& args) {
       std::cout << "  not selectable: " << units.units[i].name << ": " << units.not_selectable[i]
                 << "\n";
   }
-  isel::IsaNeeds needs = isel::analyzeIsa(isa, units);
-  std::cout << "operators used: " << joinWith(needs.ops, " ", [](hlo::HloOpcode op) {
+  std::cout << "operators used: " << joinWith(target.needs().ops, " ", [](hlo::HloOpcode op) {
     return hlo::opcodeName(op);
   }) << "\n";
-  std::vector<const isel::IrRule*> rules = isel::selectRules(needs);
+  const std::vector<const isel::IrRule*>& rules = target.rules();
   std::cout << "IR->IR rules selected (" << rules.size() << " of " << isel::ruleLibrary().size()
             << "):\n";
   for (const isel::IrRule* r : rules)

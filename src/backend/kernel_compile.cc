@@ -1,0 +1,198 @@
+// One kernel compiled whole (compileKernel, backend/compiler.h): phase 1, the candidate search
+// (docs/backend.md, "Candidate search"), phase 2 for each candidate, emission of the best.
+#include <iomanip>
+#include <sstream>
+
+#include "alloc/allocator.h"
+#include "backend/compiler.h"
+#include "backend/emit.h"
+#include "isel/explain.h"
+#include "support/strings.h"
+
+namespace tacit::backend {
+namespace {
+
+// Why phase 1 gave no candidate. Where saturation stopped at a limit, the operation the
+// explanation names may only lack the rewrites that had not run yet, so the limit comes first.
+Diagnostic noCandidate(const isel::Selector& selector, const isel::SaturationStats& saturation) {
+  Diagnostic d = isel::explainNoCandidate(selector);
+  if (saturation.stop == isel::SaturationStop::kSaturated) return d;
+  d.message = "no instruction graph found before saturation stopped at its " +
+              std::string(isel::saturationStopName(saturation.stop)) + " (" +
+              plural(static_cast<int64_t>(saturation.iterations), "iteration") + ", " +
+              plural(static_cast<int64_t>(saturation.nodes), "e-node") + "); so far " + d.message;
+  d.hint = "raise --time-limit (or the e-graph limits): the e-graph was still growing";
+  return d;
+}
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string secondsText(double seconds) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(2) << seconds << " s";
+  return out.str();
+}
+
+// Phase 2's candidate loop (docs/backend.md, "Candidate search"): allocates each candidate phase 1
+// extracts, keeps the best under the cost model and decides when to stop.
+class CandidateSearch {
+ public:
+  CandidateSearch(const isel::Target& target, const hlo::HloModule& kernel,
+                  const CompileOptions& options, const KernelHooks& hooks,
+                  const isel::Selector& selector, CostModel model, CompileStats& stats,
+                  Clock::time_point deadline)
+      : target_(target),
+        kernel_(kernel),
+        options_(options),
+        hooks_(hooks),
+        selector_(selector),
+        model_(model),
+        stats_(stats),
+        deadline_(deadline) {}
+
+  // The best program's graph, allocation and costs; a diagnostic if no candidate was placed.
+  CompileResult run() {
+    auto extractor = selector_.extractor(options_.extract);
+    stats_.stop = "every candidate within the size bound was examined";
+    while (!stopBeforeNextCandidate()) {
+      Clock::time_point t = Clock::now();
+      std::optional<isel::PiiGraph> graph = extractor->next();
+      stats_.extract_seconds += since(t);
+      if (!graph) break;
+      ++stats_.candidates;
+      tryCandidate(std::move(*graph));
+    }
+    if (!best_) failWithoutProgram(*extractor);
+    return std::move(*best_);
+  }
+
+ private:
+  // The stopping rule: the candidate and time limits, then patience after the best candidate.
+  bool stopBeforeNextCandidate() {
+    if (stats_.candidates >= options_.max_candidates) {
+      stats_.stop = "candidate limit (" + std::to_string(options_.max_candidates) + ")";
+      return true;
+    }
+    if (Clock::now() > deadline_) {
+      stats_.stop = "time limit";
+      out_of_time_ = true;
+      return true;
+    }
+    if (!best_) return false;
+    size_t patience = std::max(
+        options_.min_patience,
+        static_cast<size_t>(options_.patience_factor * static_cast<double>(stats_.best_candidate)));
+    if (stats_.candidates - stats_.best_candidate < patience) return false;
+    stats_.stop = "no better program in " + std::to_string(patience) + " candidates after the best";
+    return true;
+  }
+
+  void tryCandidate(isel::PiiGraph graph) {
+    alloc::AllocResult allocation =
+        allocateCandidate(target_, graph, selector_.kernel(), options_, model_, deadline_, stats_);
+    if (allocation.status != alloc::AllocStatus::kAllocated) {
+      ++(allocation.status == alloc::AllocStatus::kLimit ? stats_.solver_limits
+                                                         : stats_.infeasible);
+      // A candidate the deadline stopped before any order was tried says less than one tried.
+      if (allocation.orders_tried > 0 || last_failure_.empty()) last_failure_ = allocation.reason;
+      return;
+    }
+    ++stats_.allocated;
+    ProgramCosts costs = hooks_.costs ? hooks_.costs(graph, allocation)
+                                      : measure(target_.isa(), target_.units(), graph, allocation);
+    if (best_ && !costs.betterThan(best_->costs, model_)) return;
+    stats_.best_candidate = stats_.candidates;
+    best_.emplace();
+    best_->graph = std::move(graph);
+    best_->allocation = std::move(allocation);
+    best_->costs = costs;
+  }
+
+  // Phase 1 may have used the whole time limit: whether it found a candidate decides what the
+  // user is told (a computable kernel must not be reported as inexpressible).
+  [[noreturn]] void failWithoutProgram(isel::CandidateExtractor& extractor) {
+    if (stats_.candidates == 0) {
+      if (!out_of_time_ || !extractor.next())
+        throw DiagnosticError(noCandidate(selector_, stats_.saturation));
+      fail(kernel_.sourceFile(), {},
+           "the time limit (" +
+               secondsText(std::chrono::duration<double>(options_.time_limit).count()) +
+               ") was reached before any instruction graph could be placed: phase 1 took " +
+               secondsText(stats_.import_seconds + stats_.saturate_seconds),
+           "raise --time-limit");
+    }
+    fail(kernel_.sourceFile(), {},
+         "no instruction graph of the kernel can be placed in the ISA's buffers (" +
+             std::to_string(stats_.candidates) + " candidates tried; last: " + last_failure_ + ")",
+         "the kernel may be too large for the buffers; raise --time-limit to try more candidates");
+  }
+
+  const isel::Target& target_;
+  const hlo::HloModule& kernel_;
+  const CompileOptions& options_;
+  const KernelHooks& hooks_;
+  const isel::Selector& selector_;
+  const CostModel model_;
+  CompileStats& stats_;
+  const Clock::time_point deadline_;
+  std::optional<CompileResult> best_;
+  std::string last_failure_;
+  bool out_of_time_ = false;
+};
+
+}  // namespace
+
+alloc::AllocResult allocateCandidate(const isel::Target& target, isel::PiiGraph& graph,
+                                     const isel::ImportedKernel& kernel,
+                                     const CompileOptions& options, CostModel model,
+                                     Clock::time_point deadline, CompileStats& stats) {
+  Clock::time_point t = Clock::now();
+  alloc::AllocOptions alloc_options = options.alloc;
+  alloc_options.deadline = std::min(alloc_options.deadline, deadline);
+  if (!alloc_options.call_cost)
+    alloc_options.call_cost = allocationCost(model, target.isa(), target.units());
+  alloc::AllocResult allocation =
+      alloc::allocate(target.isa(), target.units(), graph, kernel, alloc_options);
+  stats.alloc_seconds += since(t);
+  stats.solver_seconds += allocation.solver_seconds;
+  stats.orders_tried += allocation.orders_tried;
+  stats.rematerialised += allocation.rematerialised;
+  if (allocation.status == alloc::AllocStatus::kAllocated && allocation.rewritten)
+    graph = std::move(*allocation.rewritten);
+  allocation.rewritten.reset();
+  return allocation;
+}
+
+CompileResult compileKernel(const isel::Target& target, const hlo::HloModule& kernel,
+                            const CompileOptions& options, const KernelHooks& hooks,
+                            Clock::time_point deadline) {
+  Clock::time_point start = Clock::now();
+  const taidl::Isa& isa = target.isa();
+  CompileResult result;
+  result.model = options.cost.value_or(defaultCostModel(isa));
+  CompileStats& stats = result.stats;
+
+  isel::Selector selector(target, kernel, options.selector);
+  stats.import_seconds = since(start);
+  Clock::time_point t = Clock::now();
+  stats.saturation = selector.saturate();
+  if (hooks.after_saturation) hooks.after_saturation(selector);
+  stats.saturate_seconds = since(t);
+
+  CompileResult best =
+      CandidateSearch(target, kernel, options, hooks, selector, result.model, stats, deadline)
+          .run();
+  result.graph = std::move(best.graph);
+  result.allocation = std::move(best.allocation);
+  result.costs = best.costs;
+  result.program = buildProgram(isa, target.units(), result.graph, result.allocation,
+                                selector.kernel(), kernel.name());
+  stats.total_seconds = since(start);
+  return result;
+}
+
+}  // namespace tacit::backend
