@@ -295,6 +295,7 @@ std::string OpConverter::literal(const std::string& text, int line) {
 std::string OpConverter::typedConstant(const std::string& base, const std::string& tag,
                                        const std::string& dtype, const std::string& text,
                                        int line) {
+  if (!isDtype(dtype)) fail(line, "unknown element type '" + dtype + "'");
   TensorType scalar{dtype, {}};
   std::string h = helper(base, tag, scalar);
   body_.emit(h + " = " + typeText(scalar) + " constant(" + literal(text, line) + ");");
