@@ -100,8 +100,7 @@ AllocResult allocateGraph(const taidl::Isa& isa, const isel::UnitSet& units,
   bool limited = false;
   std::string last_reason, limit_reason, explained;
   while (result.orders_tried < options.max_orders) {
-    auto now = std::chrono::steady_clock::now();
-    if (now >= options.deadline) {
+    if (options.deadline.passed()) {
       limited = true;
       break;
     }
@@ -127,7 +126,6 @@ AllocResult allocateGraph(const taidl::Isa& isa, const isel::UnitSet& units,
       last_reason = over->describe(isa);
       continue;
     }
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(options.deadline - now);
     CspInput in;
     in.isa = &isa;
     in.graph = &graph;
@@ -135,8 +133,7 @@ AllocResult allocateGraph(const taidl::Isa& isa, const isel::UnitSet& units,
     in.storage = &storage;
     in.calls = &calls;
     in.interference = phi;
-    in.time_limit =
-        std::max(std::chrono::milliseconds(1), std::min(options.solver_time_limit, left));
+    in.deadline = Deadline::after(options.solver_time_limit).earlier(options.deadline);
     SolveResult solved = solve(in);
     result.solver_seconds += solved.seconds;
     if (solved.status == SolveStatus::kSolved) {
@@ -153,8 +150,8 @@ AllocResult allocateGraph(const taidl::Isa& isa, const isel::UnitSet& units,
       // Explained once per graph (each explanation costs a few bounded solves): the call and
       // `require` that fail, and the buffers.
       if (explained.empty()) {
-        auto budget = std::min(options.deadline, std::chrono::steady_clock::now() + kExplainBudget);
-        explained = explainInfeasible(in, *order, budget);
+        explained = explainInfeasible(in, *order,
+                                      Deadline::after(kExplainBudget).earlier(options.deadline));
       }
       // Without an explanation (no time left for it), at least the buffers and their values.
       last_reason = !explained.empty()
@@ -206,9 +203,7 @@ AllocResult allocate(const taidl::Isa& isa, const isel::UnitSet& units, const is
   std::optional<isel::PiiGraph> rewritten;
   size_t rounds = 0, orders_tried = 0, orders_skipped = 0;
   double solver_seconds = 0;
-  auto more = [&] {
-    return rounds < options.max_remat_rounds && std::chrono::steady_clock::now() < options.deadline;
-  };
+  auto more = [&] { return rounds < options.max_remat_rounds && !options.deadline.passed(); };
   while (true) {
     const isel::PiiGraph& current = rewritten ? *rewritten : graph;
     std::optional<Rematerialisation> next;

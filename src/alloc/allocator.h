@@ -13,15 +13,16 @@
 
 #include "alloc/csp.h"
 #include "alloc/remat.h"
+#include "support/deadline.h"
 
 namespace tacit::alloc {
 
 struct AllocOptions {
   std::chrono::milliseconds solver_time_limit{2000};  // per order
   size_t max_orders = 64;                             // topological orders tried
-  // The caller's overall deadline (the compile's --time-limit): no order starts after it and no
-  // solve runs past it.
-  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  // The caller's deadline (the compile's --time-limit): no order starts after it and no solve
+  // runs past it.
+  Deadline deadline;
   // Rematerialisation (alloc/remat.h): when no order can be allocated, at most this many
   // duplications, each chosen by the cost of the calls it adds (call_cost; unset: 1 per call).
   size_t max_remat_rounds = 32;

@@ -197,7 +197,10 @@ class Model {
     // solver's time (K5: 123 -> 9 ms). A failure recomputes at most 128 choices from the last
     // clone. The search and its solution do not depend on the distance.
     opts.c_d = kCommitDistance;
-    Gecode::Search::TimeStop stop(static_cast<unsigned long>(in_.time_limit.count()));
+    // Gecode counts the limit from the search's start: what is left of the solve's deadline, at
+    // least 1 ms (a stop of 0 would end the search before its first node).
+    Gecode::Search::TimeStop stop(static_cast<unsigned long>(
+        std::max(std::chrono::milliseconds(1), in_.deadline.leftMilliseconds()).count()));
     opts.stop = &stop;
     Gecode::DFS<AllocSpace> dfs(space.get(), opts);
     std::unique_ptr<AllocSpace> sol(dfs.next());
@@ -451,7 +454,7 @@ std::string requireText(const taidl::Isa& isa, const CallInfo& c, const taidl::E
 
 class Explainer {
  public:
-  Explainer(const CspInput& in, const Order& order, std::chrono::steady_clock::time_point deadline)
+  Explainer(const CspInput& in, const Order& order, Deadline deadline)
       : in_(in), order_(order), deadline_(deadline), g_(*in.graph) {}
 
   std::string run() {
@@ -479,8 +482,7 @@ class Explainer {
   // Whether the calls order_[from, to) (and the non-overlap of the values they touch) can be
   // placed, with only the requires `keep` of call `focus`; nullopt if the probe was cut short.
   std::optional<bool> feasible(size_t from, size_t to, int32_t focus, std::vector<bool> keep) {
-    auto now = std::chrono::steady_clock::now();
-    if (now >= deadline_) return std::nullopt;
+    if (deadline_.passed()) return std::nullopt;
     CspInput probe = in_;
     probe.posted.assign(g_.nodes.size(), false);
     std::vector<bool> touched(g_.values.size(), false);
@@ -499,9 +501,7 @@ class Explainer {
     }
     probe.focus = focus;
     probe.focus_requires = std::move(keep);
-    probe.time_limit =
-        std::min(std::chrono::milliseconds(250),
-                 std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - now));
+    probe.deadline = Deadline::after(std::chrono::milliseconds(250)).earlier(deadline_);
     SolveResult r = solve(probe);
     if (r.status == SolveStatus::kLimit) return std::nullopt;
     return r.status == SolveStatus::kSolved;
@@ -586,14 +586,13 @@ class Explainer {
 
   const CspInput& in_;
   const Order& order_;
-  std::chrono::steady_clock::time_point deadline_;
+  Deadline deadline_;
   const isel::PiiGraph& g_;
 };
 
 }  // namespace
 
-std::string explainInfeasible(const CspInput& in, const Order& order,
-                              std::chrono::steady_clock::time_point deadline) {
+std::string explainInfeasible(const CspInput& in, const Order& order, Deadline deadline) {
   return Explainer(in, order, deadline).run();
 }
 

@@ -17,6 +17,7 @@
 #include "alloc/call_info.h"
 #include "alloc/schedule.h"
 #include "isel/kernel.h"
+#include "support/deadline.h"
 
 namespace tacit::alloc {
 
@@ -42,7 +43,7 @@ struct CspInput {
   const isel::Storage* storage = nullptr;
   const std::vector<CallInfo>* calls = nullptr;  // per node (calls only)
   Interference interference;
-  std::chrono::milliseconds time_limit{2000};
+  Deadline deadline;  // of this solve (AllocOptions: the per-order limit or the compile's)
   // For explanations: when non-empty, only the calls marked here post their constraints, and the
   // call `focus` posts only the requires marked in `focus_requires`.
   std::vector<bool> posted;
@@ -56,8 +57,7 @@ SolveResult solve(const CspInput& in);
 // buffers involved: the first call whose constraints fail on their own, else the shortest prefix
 // of `order` whose calls (and the non-overlap of the values they touch) fail, its last call and
 // the requires without which that prefix could be placed. Each probe is one bounded solve;
-// returns "" if a probe reaches the time limit or `deadline`.
-std::string explainInfeasible(const CspInput& in, const Order& order,
-                              std::chrono::steady_clock::time_point deadline);
+// returns "" if a probe reaches its limit or `deadline`.
+std::string explainInfeasible(const CspInput& in, const Order& order, Deadline deadline);
 
 }  // namespace tacit::alloc

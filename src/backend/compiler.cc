@@ -90,7 +90,7 @@ std::string CompileStats::json() const {
 
 CompileResult compile(const isel::Target& target, const hlo::HloModule& kernel,
                       const CompileOptions& options) {
-  const auto deadline = std::chrono::steady_clock::now() + options.time_limit;
+  const Deadline deadline = Deadline::after(options.time_limit);
   if (options.piecewise && !options.after_saturation) {
     if (std::optional<CompileResult> pieces = compilePiecewise(target, kernel, options, deadline))
       return std::move(*pieces);

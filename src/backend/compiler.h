@@ -21,11 +21,14 @@
 #include "isel/selector.h"
 #include "isel/target.h"
 #include "oracle/program.h"
+#include "support/deadline.h"
 
 namespace tacit::backend {
 
 struct CompileOptions {
   std::optional<CostModel> cost;  // default: defaultCostModel(isa)
+  // The whole compile's budget (--time-limit): a Deadline from the driver's start that saturation,
+  // the candidate search, phase 2 and every part of a plan share (support/deadline.h).
   std::chrono::milliseconds time_limit{10'000};
   size_t max_candidates = 256;
   size_t min_patience = 8;
@@ -92,14 +95,13 @@ struct CompileResult {
 alloc::AllocResult allocateCandidate(const isel::Target& target, isel::PiiGraph& graph,
                                      const isel::ImportedKernel& kernel,
                                      const CompileOptions& options, CostModel model,
-                                     std::chrono::steady_clock::time_point deadline,
-                                     CompileStats& stats);
+                                     Deadline deadline, CompileStats& stats);
 
-// One kernel compiled whole: phase 1 under options.selector, the candidate search until
-// `deadline`, phase 2 and emission (backend/kernel_compile.cc). Diagnostics as compile's.
+// One kernel compiled whole within `deadline`: phase 1 under options.selector, the candidate
+// search, phase 2 and emission (backend/kernel_compile.cc). Diagnostics as compile's.
 CompileResult compileKernel(const isel::Target& target, const hlo::HloModule& kernel,
                             const CompileOptions& options, const KernelHooks& hooks,
-                            std::chrono::steady_clock::time_point deadline);
+                            Deadline deadline);
 
 // Compiles `kernel` for the target's ISA: piecewise when options.piecewise, no after_saturation
 // observer, and a piecewise plan compiles; whole otherwise. A kernel the compiler cannot model,

@@ -263,7 +263,6 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
   if (request.time_limit_seconds) {
     opts.time_limit =
         std::chrono::milliseconds(static_cast<int64_t>(*request.time_limit_seconds * 1000));
-    opts.selector.time_limit = opts.time_limit;
   }
   if (request.dump_egraph_path) {
     // Written even if the compilation then fails: that is when the e-graph is most wanted.

@@ -44,7 +44,7 @@ class CandidateSearch {
   CandidateSearch(const isel::Target& target, const hlo::HloModule& kernel,
                   const CompileOptions& options, const KernelHooks& hooks,
                   const isel::Selector& selector, CostModel model, CompileStats& stats,
-                  Clock::time_point deadline)
+                  Deadline deadline)
       : target_(target),
         kernel_(kernel),
         options_(options),
@@ -77,7 +77,7 @@ class CandidateSearch {
       stats_.stop = "candidate limit (" + std::to_string(options_.max_candidates) + ")";
       return true;
     }
-    if (Clock::now() > deadline_) {
+    if (deadline_.passed()) {
       stats_.stop = "time limit";
       out_of_time_ = true;
       return true;
@@ -138,7 +138,7 @@ class CandidateSearch {
   const isel::Selector& selector_;
   const CostModel model_;
   CompileStats& stats_;
-  const Clock::time_point deadline_;
+  const Deadline deadline_;
   std::optional<CompileResult> best_;
   std::string last_failure_;
   bool out_of_time_ = false;
@@ -149,10 +149,10 @@ class CandidateSearch {
 alloc::AllocResult allocateCandidate(const isel::Target& target, isel::PiiGraph& graph,
                                      const isel::ImportedKernel& kernel,
                                      const CompileOptions& options, CostModel model,
-                                     Clock::time_point deadline, CompileStats& stats) {
+                                     Deadline deadline, CompileStats& stats) {
   Clock::time_point t = Clock::now();
   alloc::AllocOptions alloc_options = options.alloc;
-  alloc_options.deadline = std::min(alloc_options.deadline, deadline);
+  alloc_options.deadline = alloc_options.deadline.earlier(deadline);
   if (!alloc_options.call_cost)
     alloc_options.call_cost = allocationCost(model, target.isa(), target.units());
   alloc::AllocResult allocation =
@@ -169,7 +169,7 @@ alloc::AllocResult allocateCandidate(const isel::Target& target, isel::PiiGraph&
 
 CompileResult compileKernel(const isel::Target& target, const hlo::HloModule& kernel,
                             const CompileOptions& options, const KernelHooks& hooks,
-                            Clock::time_point deadline) {
+                            Deadline deadline) {
   Clock::time_point start = Clock::now();
   const taidl::Isa& isa = target.isa();
   CompileResult result;
@@ -179,7 +179,7 @@ CompileResult compileKernel(const isel::Target& target, const hlo::HloModule& ke
   isel::Selector selector(target, kernel, options.selector);
   stats.import_seconds = since(start);
   Clock::time_point t = Clock::now();
-  stats.saturation = selector.saturate();
+  stats.saturation = selector.saturate(deadline);
   if (hooks.after_saturation) hooks.after_saturation(selector);
   stats.saturate_seconds = since(t);
 

@@ -296,28 +296,19 @@ struct Parts {
 };
 
 std::optional<Parts> compileParts(const isel::Target& target, const PiecewisePlan& plan,
-                                  const CompileOptions& options, Clock::time_point deadline) {
-  // Each part gets what is left of the kernel's time limit.
-  auto optionsLeft = [&]() -> std::optional<CompileOptions> {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) return std::nullopt;
-    CompileOptions o = options;
-    o.selector.time_limit = std::min(o.selector.time_limit, left);
-    return o;
-  };
+                                  const CompileOptions& options, Deadline deadline) {
+  // The parts share the kernel's deadline: each gets what is left of it.
   Parts parts;
   try {
     if (plan.rest) {
-      std::optional<CompileOptions> o = optionsLeft();
-      if (!o) return std::nullopt;
-      parts.rest = compileKernel(target, *plan.rest, *o, {}, deadline);
+      if (deadline.passed()) return std::nullopt;
+      parts.rest = compileKernel(target, *plan.rest, options, {}, deadline);
     }
     for (const SplitResult& s : plan.splits) {
-      std::optional<CompileOptions> o = optionsLeft();
-      if (!o) return std::nullopt;
+      if (deadline.passed()) return std::nullopt;
       KernelHooks hooks;
       hooks.costs = joinedCosts(target.isa(), target.units(), s);
-      parts.pieces.push_back(compileKernel(target, *s.kernel, *o, hooks, deadline));
+      parts.pieces.push_back(compileKernel(target, *s.kernel, options, hooks, deadline));
     }
   } catch (const DiagnosticError&) {
     return std::nullopt;
@@ -334,8 +325,7 @@ std::optional<Parts> compileParts(const isel::Target& target, const PiecewisePla
 
 std::optional<CompileResult> compilePiecewise(const isel::Target& target,
                                               const hlo::HloModule& kernel,
-                                              const CompileOptions& options,
-                                              Clock::time_point deadline) {
+                                              const CompileOptions& options, Deadline deadline) {
   const Clock::time_point start = Clock::now();
   std::optional<PiecewisePlan> plan = planPiecewise(kernel, target.needs());
   if (!plan) return std::nullopt;

@@ -11,7 +11,6 @@
 // so equal calls of different pieces (a constant's load) become one.
 #pragma once
 
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -72,7 +71,6 @@ isel::PiiGraph joinPieces(const PiecewisePlan& plan, const isel::UnitSet& units,
 // the kernel whole).
 std::optional<CompileResult> compilePiecewise(const isel::Target& target,
                                               const hlo::HloModule& kernel,
-                                              const CompileOptions& options,
-                                              std::chrono::steady_clock::time_point deadline);
+                                              const CompileOptions& options, Deadline deadline);
 
 }  // namespace tacit::backend

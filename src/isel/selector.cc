@@ -70,7 +70,7 @@ size_t Selector::iterate(SaturationIteration& it) {
   return changes + (g_.nodeCount() - std::min(g_.nodeCount(), before_nodes));
 }
 
-SaturationStats Selector::saturate() {
+SaturationStats Selector::saturate(Deadline deadline) {
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
   SaturationStats stats;
@@ -85,7 +85,7 @@ SaturationStats Selector::saturate() {
     } else if (g_.nodeCount() > options_.max_nodes) {
       stats.stop = SaturationStop::kNodeLimit;
       break;
-    } else if (Clock::now() - start > options_.time_limit) {
+    } else if (deadline.passed()) {
       stats.stop = SaturationStop::kTimeLimit;
       break;
     }

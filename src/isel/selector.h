@@ -16,13 +16,14 @@
 #include "isel/rules.h"
 #include "isel/target.h"
 #include "isel/units.h"
+#include "support/deadline.h"
 
 namespace tacit::isel {
 
+// Limits of the e-graph's growth; its time is the caller's deadline (saturate).
 struct SelectorOptions {
   size_t max_nodes = 50'000;
   size_t max_iterations = 16;
-  std::chrono::milliseconds time_limit{10'000};
 };
 
 enum class SaturationStop { kSaturated, kIterationLimit, kNodeLimit, kTimeLimit };
@@ -57,8 +58,9 @@ class Selector {
   Selector(const Selector&) = delete;
   Selector& operator=(const Selector&) = delete;
 
-  // Rewrites until saturation or a limit. May be called again (a no-op once saturated).
-  SaturationStats saturate();
+  // Rewrites until saturation, a limit, or `deadline` has passed after an iteration. May be called
+  // again (a no-op once saturated).
+  SaturationStats saturate(Deadline deadline = {});
 
   // An extractor over the current (saturated) e-graph.
   std::unique_ptr<CandidateExtractor> extractor(ExtractOptions options) const;

@@ -148,7 +148,6 @@ TEST(Piecewise, K5EqualsTheWholeCompileAndVerifies) {
   auto kernel = kernelFile("examples/amx/k5_int8_gemm_requantize.hlo");
   CompileOptions options;
   options.time_limit = std::chrono::seconds(120);
-  options.selector.time_limit = options.time_limit;
   CompileResult pieces = compile(amx().isa, *kernel, options);
   EXPECT_EQ(pieces.stats.piecewise, "result 1 in 64 pieces of 16 elements");
   ASSERT_EQ(pieces.stats.parts.size(), 2u);

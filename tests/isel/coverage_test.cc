@@ -165,11 +165,9 @@ Found runs(const taidl::Isa& isa, const UnitSet& units, const PiiGraph& g, int32
 // instructions than the first.
 Found smallestCandidatesRun(const taidl::Isa& isa, const hlo::HloModule& kernel, int32_t unit,
                             std::string* why) {
-  SelectorOptions limits;  // the product's 10 s is for users; sanitizer builds are far slower
-  limits.time_limit = std::chrono::minutes(10);
   const Target target(isa);
-  Selector sel(target, kernel, limits);
-  sel.saturate();
+  Selector sel(target, kernel);
+  sel.saturate();  // no deadline: the product's 10 s is for users; sanitizer builds are slower
   ExtractOptions options;
   options.max_steps = 200'000;
   std::unique_ptr<CandidateExtractor> ex = sel.extractor(options);
