@@ -8,15 +8,15 @@
 #include <cstdio>
 #include <string_view>
 
+#include "import/importer.h"
 #include "support/diagnostic.h"
-#include "taidl/importer.h"
 #include "taidl/isa.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view record(reinterpret_cast<const char*>(data), size);
-  tacit::taidl::ImportResult result;
+  tacit::importer::ImportResult result;
   try {
-    result = tacit::taidl::convertShimRecord(record, "fuzz_spec.py");
+    result = tacit::importer::convertShimRecord(record, "fuzz_spec.py");
   } catch (const tacit::DiagnosticError&) {
     return 0;
   }

@@ -3,9 +3,9 @@
 // §6).
 #include <gtest/gtest.h>
 
-#include "taidl/importer_internal.h"
+#include "import/importer_internal.h"
 
-namespace tacit::taidl::importer {
+namespace tacit::importer {
 namespace {
 
 std::string translate(const std::string& python, const Naming& naming = {}) {
@@ -109,4 +109,4 @@ TEST(Json, ParsesTheShimsEncoding) {
 }
 
 }  // namespace
-}  // namespace tacit::taidl::importer
+}  // namespace tacit::importer

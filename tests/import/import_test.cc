@@ -10,13 +10,18 @@
 #include <sstream>
 
 #include "common/paths.h"
+#include "import/importer.h"
 #include "support/diagnostic.h"
 #include "support/source.h"
-#include "taidl/importer.h"
 #include "taidl/isa.h"
 
 namespace tacit::taidl {
 namespace {
+
+using importer::convertShimRecord;
+using importer::ImportOptions;
+using importer::importPythonSpec;
+using importer::ImportResult;
 
 std::string dataPath(const std::string& rel) {
   return testing::sourceDir() + "/tests/import/data/" + rel;

@@ -3,22 +3,22 @@
 #include <optional>
 
 #include "cli.h"
+#include "import/importer.h"
 #include "support/diagnostic.h"
 #include "support/output.h"
-#include "taidl/importer.h"
 
 namespace tacit::cli {
 namespace {
 
 int runImport(const Args& args) {
   const std::string& spec = args.positionals().at(0);
-  taidl::ImportOptions options;
+  importer::ImportOptions options;
   options.python = args.getOr("python", options.python);
   if (auto t = args.getInt("timeout")) {
     if (*t < 1 || *t > 86400) fail("--timeout expects a number of seconds in [1, 86400]");
     options.timeout_seconds = static_cast<int>(*t);
   }
-  taidl::ImportResult result = taidl::importPythonSpec(spec, options);
+  importer::ImportResult result = importer::importPythonSpec(spec, options);
   for (const std::string& w : result.warnings)
     std::cerr << w << "\n";
   std::optional<std::string> out = args.get("o");

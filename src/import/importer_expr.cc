@@ -3,9 +3,9 @@
 #include <array>
 #include <cctype>
 
-#include "taidl/importer_internal.h"
+#include "import/importer_internal.h"
 
-namespace tacit::taidl::importer {
+namespace tacit::importer {
 
 [[noreturn]] void fail(int line, std::string message) {
   throw ImportError{line, std::move(message)};
@@ -586,4 +586,4 @@ std::string safeValueName(std::string_view s) {
   return out.empty() ? "_" : out;
 }
 
-}  // namespace tacit::taidl::importer
+}  // namespace tacit::importer

@@ -1,9 +1,9 @@
-#include "taidl/importer_ops.h"
+#include "import/importer_ops.h"
 
 #include <algorithm>
 #include <regex>
 
-namespace tacit::taidl::importer {
+namespace tacit::importer {
 namespace {
 
 // HLO elementwise opcodes the importer passes through (TAIDL spells them with '_').
@@ -591,4 +591,4 @@ std::string printType(const TensorType& t, const Naming& naming) {
   return out + "]";
 }
 
-}  // namespace tacit::taidl::importer
+}  // namespace tacit::importer

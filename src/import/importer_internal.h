@@ -1,4 +1,4 @@
-// Internals of `tacit import-python` (src/taidl/importer.h): the shim record's JSON, Python
+// Internals of `tacit import-python` (import/importer.h): the shim record's JSON, Python
 // expressions, and the converters of TAIDL v1 semantics text and TAIDL v2 (ACT) HLO text.
 // Only the importer's own files include this header.
 #pragma once
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tacit::taidl::importer {
+namespace tacit::importer {
 
 // ---------------------------------------------------------------------------------------------
 // JSON (the shim's record)
@@ -203,4 +203,4 @@ std::string safeIdent(std::string_view s);
 // redefinition (OpConverter::define).
 std::string safeValueName(std::string_view s);
 
-}  // namespace tacit::taidl::importer
+}  // namespace tacit::importer

@@ -2,9 +2,9 @@
 // that is put first on sys.path, so that a spec's `import taidl`, `from act.taidl import ...`,
 // `from accelerator import Accelerator`, `importlib.import_module("idl.accelerator")` ... reach
 // recording classes instead of the real generators. See docs/import-python.md.
-#include "taidl/importer.h"
+#include "import/importer.h"
 
-namespace tacit::taidl {
+namespace tacit::importer {
 namespace {
 
 constexpr std::string_view kTacitRun = R"shim(import sys
@@ -435,4 +435,4 @@ const std::vector<std::pair<std::string, std::string_view>>& shimFiles() {
   return kFiles;
 }
 
-}  // namespace tacit::taidl
+}  // namespace tacit::importer

@@ -2,9 +2,9 @@
 //
 // `%InK = T[...] parameter(K-1)` lines are bound by `reads` declarations and skipped; every other
 // line is `[ROOT] %name = TYPE[dims] op(operands), attr=value, ...` (the `;` is optional).
-#include "taidl/importer_ops.h"
+#include "import/importer_ops.h"
 
-namespace tacit::taidl::importer {
+namespace tacit::importer {
 namespace {
 
 struct V2Line {
@@ -169,4 +169,4 @@ void convertV2Semantics(std::string_view text, int first_line, const IsaContext&
   V2Converter(isa, body).convert(text, first_line, inputs);
 }
 
-}  // namespace tacit::taidl::importer
+}  // namespace tacit::importer

@@ -5,9 +5,9 @@
 #include <utility>
 #include <vector>
 
-#include "taidl/importer_internal.h"
+#include "import/importer_internal.h"
 
-namespace tacit::taidl::importer {
+namespace tacit::importer {
 
 // Splits at `sep` outside (), [], {}, backquotes and parameter markers.
 std::vector<std::string> splitTopLevel(std::string_view s, char sep, int line);
@@ -68,4 +68,4 @@ class OpConverter {
   Body& body_;
 };
 
-}  // namespace tacit::taidl::importer
+}  // namespace tacit::importer

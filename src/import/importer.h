@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tacit::taidl {
+namespace tacit::importer {
 
 struct ImportOptions {
   std::string python = "/usr/bin/python3";  // the interpreter that runs the spec
@@ -37,4 +37,4 @@ ImportResult convertShimRecord(std::string_view record_json, const std::string& 
 // The shim's files: (relative path, Python source) pairs, written into a temporary directory.
 const std::vector<std::pair<std::string, std::string_view>>& shimFiles();
 
-}  // namespace tacit::taidl
+}  // namespace tacit::importer

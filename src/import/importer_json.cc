@@ -2,9 +2,9 @@
 // any malformation is an internal error, not a user's).
 #include <stdexcept>
 
-#include "taidl/importer_internal.h"
+#include "import/importer_internal.h"
 
-namespace tacit::taidl::importer {
+namespace tacit::importer {
 namespace {
 
 class Reader {
@@ -224,4 +224,4 @@ Json parseJson(std::string_view text) {
   return Reader(text).document();
 }
 
-}  // namespace tacit::taidl::importer
+}  // namespace tacit::importer

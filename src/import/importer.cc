@@ -1,5 +1,5 @@
 // tacit import-python: the shim record -> .taidl text, and the driver that runs the spec.
-#include "taidl/importer.h"
+#include "import/importer.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -14,24 +14,12 @@
 #include <sstream>
 #include <thread>
 
+#include "import/importer_ops.h"
 #include "support/diagnostic.h"
 #include "support/source.h"
-#include "taidl/importer_ops.h"
 
-namespace tacit::taidl {
+namespace tacit::importer {
 namespace {
-
-using importer::Body;
-using importer::BufferInfo;
-using importer::concreteText;
-using importer::ExprPtr;
-using importer::ImportError;
-using importer::IsaContext;
-using importer::Json;
-using importer::parsePyExpr;
-using importer::printExpr;
-using importer::safeIdent;
-using importer::TensorType;
 
 struct Call {
   std::string method;
@@ -594,7 +582,7 @@ class TempDir {
     std::vector<char> buf(pattern.begin(), pattern.end());
     buf.push_back('\0');
     if (::mkdtemp(buf.data()) == nullptr)
-      fail("cannot create a temporary directory under " + pattern);
+      tacit::fail("cannot create a temporary directory under " + pattern);
     path_ = buf.data();
   }
   ~TempDir() {
@@ -616,7 +604,7 @@ void writeShim(const std::string& dir) {
     std::filesystem::create_directories(p.parent_path(), ec);
     std::ofstream out(p, std::ios::binary);
     out << source;
-    if (!out) fail("cannot write the import shim into " + dir);
+    if (!out) tacit::fail("cannot write the import shim into " + dir);
   }
 }
 
@@ -626,7 +614,7 @@ int runPython(const ImportOptions& options, const std::string& dir, const std::s
   std::string record = dir + "/record.json";
   std::string log = dir + "/output.log";
   pid_t pid = ::fork();
-  if (pid < 0) fail("cannot start " + options.python + ": fork failed");
+  if (pid < 0) tacit::fail("cannot start " + options.python + ": fork failed");
   if (pid == 0) {
     int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd >= 0) {
@@ -719,4 +707,4 @@ ImportResult importPythonSpec(const std::string& spec_path, const ImportOptions&
   return convertShimRecord(readFile(record_path), spec_path);
 }
 
-}  // namespace tacit::taidl
+}  // namespace tacit::importer

@@ -5,9 +5,9 @@
 // first of `<-` (read), `->` (write), `=` (operation) after the colon.
 #include <random>
 
-#include "taidl/importer_ops.h"
+#include "import/importer_ops.h"
 
-namespace tacit::taidl::importer {
+namespace tacit::importer {
 namespace {
 
 struct Line {
@@ -402,4 +402,4 @@ void convertV1Semantics(std::string_view text, int first_line, const IsaContext&
   converter.block(lines, i, false);
 }
 
-}  // namespace tacit::taidl::importer
+}  // namespace tacit::importer
