@@ -12,7 +12,7 @@ endfunction()
 find_package(Threads REQUIRED)
 
 # Xbyak: the x86 code generator (header-only) that compiles the evaluator's fused elementwise
-# runs to AVX-512 code (src/hlo/evaluator_native.cc). Only that file includes it.
+# runs to AVX-512 code (src/hlo_eval/evaluator_native.cc). Only that file includes it.
 find_path(XBYAK_INCLUDE_DIR xbyak/xbyak.h)
 if(XBYAK_INCLUDE_DIR)
   set(XBYAK_FOUND TRUE)

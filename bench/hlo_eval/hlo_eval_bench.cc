@@ -10,10 +10,10 @@
 #include <map>
 #include <string>
 
-#include "hlo/evaluator.h"
 #include "hlo/npy_literal.h"
 #include "hlo/parser.h"
-#include "hlo/random_literal.h"
+#include "hlo_eval/evaluator.h"
+#include "hlo_eval/random_literal.h"
 #include "support/source.h"
 
 extern "C" void openblas_set_num_threads(int);

@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "hlo/random_literal.h"
+#include "hlo_eval/random_literal.h"
 #include "oracle/machine.h"
 #include "oracle/tasm.h"
 #include "taidl/isa.h"

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <map>
 
-#include "hlo/evaluator.h"
-#include "hlo/random_literal.h"
+#include "hlo_eval/evaluator.h"
+#include "hlo_eval/random_literal.h"
 #include "oracle/machine.h"
 
 namespace tacit::backend {

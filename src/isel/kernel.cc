@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "hlo/builder.h"
-#include "hlo/evaluator.h"
+#include "hlo_eval/evaluator.h"
 #include "support/diagnostic.h"
 
 namespace tacit::isel {

@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "hlo/evaluator.h"
+#include "hlo_eval/evaluator.h"
 #include "isel/to_hlo.h"
 #include "isel/view.h"
 #include "isel/view_index.h"

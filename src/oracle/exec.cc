@@ -4,9 +4,9 @@
 #include <cstring>
 #include <set>
 
-#include "hlo/evaluator_plan.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
+#include "hlo_eval/evaluator_plan.h"
 #include "support/diagnostic.h"
 
 namespace tacit::oracle::detail {

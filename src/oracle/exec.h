@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "hlo/evaluator.h"
 #include "hlo/literal.h"
+#include "hlo_eval/evaluator.h"
 #include "oracle/memory.h"
 #include "taidl/specialize.h"
 #include "taidl/walk.h"

@@ -13,7 +13,7 @@
 #include "backend/verify.h"
 #include "common/paths.h"
 #include "hlo/parser.h"
-#include "hlo/random_literal.h"
+#include "hlo_eval/random_literal.h"
 #include "oracle/machine.h"
 #include "oracle/tasm.h"
 #include "support/source.h"

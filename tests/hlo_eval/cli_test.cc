@@ -9,7 +9,7 @@
 #include "common/paths.h"
 #include "eval_test_util.h"
 #include "hlo/npy_literal.h"
-#include "hlo/random_literal.h"
+#include "hlo_eval/random_literal.h"
 #include "support/output.h"
 #include "support/source.h"
 

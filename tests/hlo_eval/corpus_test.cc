@@ -10,8 +10,8 @@
 
 #include "common/paths.h"
 #include "eval_test_util.h"
-#include "hlo/random_literal.h"
 #include "hlo/verifier.h"
+#include "hlo_eval/random_literal.h"
 #include "support/source.h"
 #include "support/strings.h"
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "hlo/evaluator.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
+#include "hlo_eval/evaluator.h"
 #include "support/diagnostic.h"
 
 namespace tacit::hlo::testing {

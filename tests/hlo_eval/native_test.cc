@@ -1,4 +1,4 @@
-// Native elementwise runs (src/hlo/evaluator_native.cc) against the interpreted runs: random
+// Native elementwise runs (src/hlo_eval/evaluator_native.cc) against the interpreted runs: random
 // elementwise programs over every type and operation the code generator handles (and some it
 // does not, which must leave their runs interpreted), on inputs full of NaNs with payloads,
 // infinities, signed zeros, subnormals and extreme integers; the outputs must be identical bit
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "hlo/evaluator.h"
 #include "hlo/parser.h"
+#include "hlo_eval/evaluator.h"
 
 namespace tacit::hlo {
 namespace {

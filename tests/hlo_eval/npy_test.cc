@@ -3,7 +3,7 @@
 
 #include "eval_test_util.h"
 #include "hlo/npy_literal.h"
-#include "hlo/random_literal.h"
+#include "hlo_eval/random_literal.h"
 
 namespace tacit::hlo {
 namespace {

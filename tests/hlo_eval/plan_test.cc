@@ -7,7 +7,7 @@
 #include <new>
 
 #include "eval_test_util.h"
-#include "hlo/random_literal.h"
+#include "hlo_eval/random_literal.h"
 
 // Counts heap allocations while `g_counting` is set (to prove that run() does not allocate).
 namespace {

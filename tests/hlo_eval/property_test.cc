@@ -9,9 +9,9 @@
 #include <random>
 
 #include "eval_test_util.h"
-#include "hlo/kernels/copy.h"
-#include "hlo/kernels/scalar.h"
-#include "hlo/random_literal.h"
+#include "hlo_eval/kernels/copy.h"
+#include "hlo_eval/kernels/scalar.h"
+#include "hlo_eval/random_literal.h"
 #include "support/strings.h"
 
 namespace tacit::hlo {

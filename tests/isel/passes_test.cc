@@ -9,7 +9,7 @@
 #include "common/paths.h"
 #include "egraph/runner.h"
 #include "hlo/parser.h"
-#include "hlo/random_literal.h"
+#include "hlo_eval/random_literal.h"
 #include "isel/isa_match.h"
 #include "isel/kernel.h"
 #include "isel/rules.h"

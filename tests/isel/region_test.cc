@@ -15,7 +15,7 @@
 #include "common/paths.h"
 #include "egraph/enumerate.h"
 #include "hlo/parser.h"
-#include "hlo/random_literal.h"
+#include "hlo_eval/random_literal.h"
 #include "isel/selector.h"
 #include "isel/storage.h"
 #include "support/source.h"

@@ -16,7 +16,7 @@
 #include "egraph/enumerate.h"
 #include "egraph/runner.h"
 #include "hlo/parser.h"
-#include "hlo/random_literal.h"
+#include "hlo_eval/random_literal.h"
 #include "isel/value_range.h"
 #include "term_eval.h"
 

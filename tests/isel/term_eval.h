@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "egraph/term.h"
-#include "hlo/evaluator.h"
+#include "hlo_eval/evaluator.h"
 #include "isel/kernel.h"
 #include "isel/to_hlo.h"
 

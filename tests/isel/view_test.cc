@@ -7,8 +7,8 @@
 #include <random>
 
 #include "hlo/builder.h"
-#include "hlo/evaluator.h"
-#include "hlo/random_literal.h"
+#include "hlo_eval/evaluator.h"
+#include "hlo_eval/random_literal.h"
 
 namespace tacit::isel {
 namespace {

@@ -11,8 +11,8 @@
 #include <memory>
 
 #include "common/paths.h"
-#include "hlo/evaluator.h"
 #include "hlo/parser.h"
+#include "hlo_eval/evaluator.h"
 #include "oracle/golden.h"
 #include "oracle/machine.h"
 #include "oracle/tasm.h"

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "hlo/evaluator.h"
 #include "hlo/literal.h"
 #include "hlo/parser.h"
+#include "hlo_eval/evaluator.h"
 
 namespace tacit::oracle {
 namespace {

@@ -10,7 +10,7 @@
 #include <random>
 
 #include "common/paths.h"
-#include "hlo/random_literal.h"
+#include "hlo_eval/random_literal.h"
 #include "oracle/machine.h"
 #include "oracle/memory.h"
 #include "oracle/tasm.h"

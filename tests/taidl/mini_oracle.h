@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "hlo/evaluator.h"
+#include "hlo_eval/evaluator.h"
 #include "taidl/specialize.h"
 #include "taidl/walk.h"
 

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <random>
 
-#include "hlo/evaluator.h"
 #include "hlo/verifier.h"
+#include "hlo_eval/evaluator.h"
 #include "taidl/symbolic.h"
 #include "test_util.h"
 

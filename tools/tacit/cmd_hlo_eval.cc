@@ -11,11 +11,11 @@
 #include <map>
 
 #include "cli.h"
-#include "hlo/evaluator.h"
 #include "hlo/npy_literal.h"
 #include "hlo/parser.h"
-#include "hlo/random_literal.h"
 #include "hlo/verifier.h"
+#include "hlo_eval/evaluator.h"
+#include "hlo_eval/random_literal.h"
 #include "support/output.h"
 #include "support/source.h"
 #include "support/strings.h"

@@ -1,0 +1,551 @@
+// GCC 12 at -O2 vectorizes only loops its "very cheap" cost model accepts; these loops are the
+// evaluator's hot paths. Vectorizing never changes results here: floating-point loops keep their
+// order (no -ffast-math, no contraction) and integer sums are modular.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("vect-cost-model=dynamic")
+#endif
+#include "hlo_eval/kernels/gemm.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <type_traits>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+#include "hlo_eval/kernels/scalar.h"
+
+namespace tacit::hlo::kernels {
+namespace {
+
+// Register tile MR x (NV vectors of 64 bytes) and cache blocks per accumulation type. The B
+// micro-panel (KC x NR) stays in L1 across the MR-row panels of an A block (MC x KC, in L2).
+template <P kAcc>
+struct Blocking;
+template <>
+struct Blocking<P::kF32> {
+  static constexpr int kMR = 4, kNV = 4;  // measured best on Zen 4 (bench/hlo_eval)
+  static constexpr int64_t kKC = 256, kMC = 128, kNC = 2048;
+};
+template <>
+struct Blocking<P::kU32> {
+  static constexpr int kMR = 8, kNV = 2;
+  static constexpr int64_t kKC = 256, kMC = 128, kNC = 2048;
+};
+template <>
+struct Blocking<P::kF64> {
+  static constexpr int kMR = 8, kNV = 2;
+  static constexpr int64_t kKC = 256, kMC = 64, kNC = 1024;
+};
+template <>
+struct Blocking<P::kU64> {
+  static constexpr int kMR = 8, kNV = 2;
+  static constexpr int64_t kKC = 256, kMC = 64, kNC = 1024;
+};
+
+template <typename T>
+struct VecOf {
+  typedef T type __attribute__((vector_size(64)));
+};
+
+template <P kAcc>
+constexpr int kLanes = static_cast<int>(64 / sizeof(Native<kAcc>));
+template <P kAcc>
+constexpr int kNR = Blocking<kAcc>::kNV* kLanes<kAcc>;
+
+int64_t roundUp(int64_t x, int64_t m) {
+  return (x + m - 1) / m * m;
+}
+
+// Float NaN semantics (docs/numerics.md): the product is lhs * rhs and the sum acc + product, each
+// with x86's NaN rule for its operand order: a NaN operand propagates quieted, the first one if
+// both are NaN; inf*0 and inf-inf give the default NaN. The compiler may swap the operands of a
+// commutative vector multiply or add, which changes the result only when both are NaN. Without
+// NaN operands in the packed panels (and no NaN payload resumed from an earlier k block) that
+// cannot happen: finite or infinite operands make at most default NaNs, whichever operand comes
+// first. Otherwise kExact selects the NaN that propagates explicitly (masked, so the same
+// instructions up to a compare per operation). kRhsFirst: the broadcast operand is the dot's rhs
+// (the transposed problem C^T = B^T A^T), so the packed-B lanes are the lhs.
+enum class NanMode { kFast, kExact, kExactRhsFirst };
+
+// The register-tiled inner kernel: an MR x NR tile of C accumulates kc products per element.
+// `first` starts the sums from +0; otherwise they resume from C.
+template <P kAcc, NanMode kMode>
+void microKernel(int64_t kc, const Native<kAcc>* ap, const Native<kAcc>* bp, Native<kAcc>* c,
+                 int64_t ldc, bool first) {
+  using A = Native<kAcc>;
+  using V = typename VecOf<A>::type;
+  constexpr int kMR = Blocking<kAcc>::kMR, kNV = Blocking<kAcc>::kNV, kL = kLanes<kAcc>;
+  V acc[kMR][kNV];
+#pragma GCC unroll 16
+  for (int r = 0; r < kMR; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < kNV; ++v) {
+      if (first) {
+        acc[r][v] = V{};
+      } else {
+        std::memcpy(&acc[r][v], c + r * ldc + v * kL, sizeof(V));
+      }
+    }
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    V b[kNV];
+#pragma GCC unroll 8
+    for (int v = 0; v < kNV; ++v)
+      std::memcpy(&b[v], bp + k * kNV * kL + v * kL, sizeof(V));
+#pragma GCC unroll 16
+    for (int r = 0; r < kMR; ++r) {
+      V a = ap[k * kMR + r] - V{};  // broadcast; x - (+0) == x exactly, including -0
+#pragma GCC unroll 8
+      for (int v = 0; v < kNV; ++v) {
+        if constexpr (kMode == NanMode::kFast) {
+          acc[r][v] = acc[r][v] + a * b[v];
+        } else {
+          // The first operand's NaN (x + x quiets it), else the product: NaN only through the
+          // second operand or inf*0, the same in either operand order. Likewise for the sum,
+          // whose accumulator is already quiet.
+          V p;
+          if constexpr (kMode == NanMode::kExact) {
+            p = a == a ? a * b[v] : a + a;
+          } else {
+            p = b[v] == b[v] ? b[v] * a : b[v] + b[v];
+          }
+          acc[r][v] = acc[r][v] == acc[r][v] ? acc[r][v] + p : acc[r][v];
+        }
+      }
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < kMR; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < kNV; ++v)
+      std::memcpy(c + r * ldc + v * kL, &acc[r][v], sizeof(V));
+  }
+}
+
+// A partial tile (mr < MR or nr < NR) runs the same kernel on a local copy of C.
+template <P kAcc, NanMode kMode>
+void edgeKernel(int64_t kc, const Native<kAcc>* ap, const Native<kAcc>* bp, Native<kAcc>* c,
+                int64_t ldc, bool first, int64_t mr, int64_t nr) {
+  constexpr int kMR = Blocking<kAcc>::kMR, kN = kNR<kAcc>;
+  alignas(64) Native<kAcc> tile[kMR * kN] = {};
+  if (!first) {
+    for (int64_t r = 0; r < mr; ++r)
+      std::memcpy(tile + r * kN, c + r * ldc, sizeof(tile[0]) * nr);
+  }
+  microKernel<kAcc, kMode>(kc, ap, bp, tile, kN, first);
+  for (int64_t r = 0; r < mr; ++r)
+    std::memcpy(c + r * ldc, tile + r * kN, sizeof(tile[0]) * nr);
+}
+
+// Runs the MR x NR tiles of an mc x nc block of C over one packed k block.
+template <P kAcc, NanMode kMode>
+void blockKernels(const Native<kAcc>* pa, const Native<kAcc>* pb, Native<kAcc>* c, int64_t ldc,
+                  int64_t mc, int64_t nc, int64_t kc, bool first) {
+  constexpr int kMR = Blocking<kAcc>::kMR, kN = kNR<kAcc>;
+  for (int64_t jr = 0; jr < nc; jr += kN) {
+    int64_t nr = std::min<int64_t>(kN, nc - jr);
+    const Native<kAcc>* bp = pb + (jr / kN) * kN * kc;
+    for (int64_t ir = 0; ir < mc; ir += kMR) {
+      int64_t mr = std::min<int64_t>(kMR, mc - ir);
+      const Native<kAcc>* ap = pa + (ir / kMR) * kMR * kc;
+      Native<kAcc>* ct = c + ir * ldc + jr;
+      if (mr == kMR && nr == kN) {
+        microKernel<kAcc, kMode>(kc, ap, bp, ct, ldc, first);
+      } else {
+        edgeKernel<kAcc, kMode>(kc, ap, bp, ct, ldc, first, mr, nr);
+      }
+    }
+  }
+}
+
+// Whether any of n packed values is a NaN (integers: never): the largest magnitude's bits exceed
+// infinity's (an integer max reduction, which vectorizes).
+template <P kAcc>
+bool anyNan(const Native<kAcc>* x, int64_t n) {
+  if constexpr (kAcc == P::kF32 || kAcc == P::kF64) {
+    using U = std::conditional_t<kAcc == P::kF32, uint32_t, uint64_t>;
+    constexpr U kAbs = ~U{0} >> 1;
+    const U kInf = std::bit_cast<U>(std::numeric_limits<Native<kAcc>>::infinity());
+    U top = 0;
+    for (int64_t i = 0; i < n; ++i)
+      top = std::max(top, static_cast<U>(std::bit_cast<U>(x[i]) & kAbs));
+    return top > kInf;
+  } else {
+    return false;
+  }
+}
+
+// Packs rows [i0, i0+mc) x columns [p0, p0+kc) of A into MR-row micro-panels, k-major,
+// zero-padding the last panel.
+template <P kSrc, P kAcc>
+void packA(const MatrixView& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, Native<kAcc>* dst) {
+  constexpr int kMR = Blocking<kAcc>::kMR;
+  const auto* src = static_cast<const Native<kSrc>*>(a.data);
+  for (int64_t ip = 0; ip < mc; ip += kMR) {
+    int64_t mr = std::min<int64_t>(kMR, mc - ip);
+    for (int64_t r = 0; r < kMR; ++r) {
+      Native<kAcc>* d = dst + r;
+      if (r >= mr) {
+        for (int64_t k = 0; k < kc; ++k)
+          d[k * kMR] = Native<kAcc>{};
+        continue;
+      }
+      const Native<kSrc>* s = src + (i0 + ip + r) * a.row_stride + p0 * a.col_stride;
+      for (int64_t k = 0; k < kc; ++k)
+        d[k * kMR] = convert<kSrc, kAcc>(s[k * a.col_stride]);
+    }
+    dst += kMR * kc;
+  }
+}
+
+// Packs rows [p0, p0+kc) x columns [j0, j0+nc) of B into NR-column micro-panels, k-major.
+template <P kSrc, P kAcc>
+void packB(const MatrixView& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, Native<kAcc>* dst) {
+  constexpr int kN = kNR<kAcc>;
+  const auto* src = static_cast<const Native<kSrc>*>(b.data);
+  for (int64_t jp = 0; jp < nc; jp += kN) {
+    int64_t nr = std::min<int64_t>(kN, nc - jp);
+    for (int64_t k = 0; k < kc; ++k) {
+      const Native<kSrc>* s = src + (p0 + k) * b.row_stride + (j0 + jp) * b.col_stride;
+      Native<kAcc>* d = dst + k * kN;
+      int64_t j = 0;
+      for (; j < nr; ++j)
+        d[j] = convert<kSrc, kAcc>(s[j * b.col_stride]);
+      for (; j < kN; ++j)
+        d[j] = Native<kAcc>{};
+    }
+    dst += kN * kc;
+  }
+}
+
+template <P kAcc>
+using PackFn = void (*)(const MatrixView&, int64_t, int64_t, int64_t, int64_t, Native<kAcc>*);
+
+template <P kAcc>
+PackFn<kAcc> packAFor(P src) {
+  return dispatchEvaluable(src, [&]<P kSrc>() -> PackFn<kAcc> { return &packA<kSrc, kAcc>; });
+}
+template <P kAcc>
+PackFn<kAcc> packBFor(P src) {
+  return dispatchEvaluable(src, [&]<P kSrc>() -> PackFn<kAcc> { return &packB<kSrc, kAcc>; });
+}
+
+#if defined(__AVX512F__) && defined(__AVX512VNNI__)
+// ---- int8/int16 GEMM on AVX512-VNNI ------------------------------------------------------------
+// vpdpwssd adds two s16 x s16 products to each 32-bit lane modulo 2^32. Operands that fit s16
+// (s8, u8, s16) are packed as pairs of consecutive k, and the wrap-around sums are exactly the
+// generic kernel's (integer sums modulo 2^32 do not depend on the order).
+constexpr bool kHaveVnni = true;
+
+bool vnniOperand(P t) {
+  return t == P::kS8 || t == P::kU8 || t == P::kS16;
+}
+
+template <P kSrc>
+inline uint32_t pairOf(const Native<kSrc>* s, int64_t stride, int64_t k, int64_t kc) {
+  auto lo = static_cast<uint16_t>(static_cast<int16_t>(s[0]));
+  auto hi = k + 1 < kc ? static_cast<uint16_t>(static_cast<int16_t>(s[stride])) : uint16_t{0};
+  return static_cast<uint32_t>(lo) | (static_cast<uint32_t>(hi) << 16);
+}
+
+// Two s16 values as one 32-bit lane pair (the first in the low half).
+template <P kSrc>
+inline uint32_t pack2(Native<kSrc> lo, Native<kSrc> hi) {
+  return static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int16_t>(lo))) |
+         (static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int16_t>(hi))) << 16);
+}
+
+template <P kSrc>
+void packAPairs(const MatrixView& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
+                uint32_t* dst) {
+  constexpr int kMR = Blocking<P::kU32>::kMR;
+  const auto* src = static_cast<const Native<kSrc>*>(a.data);
+  int64_t kp = (kc + 1) / 2;
+  for (int64_t ip = 0; ip < mc; ip += kMR) {
+    int64_t mr = std::min<int64_t>(kMR, mc - ip);
+    for (int64_t r = 0; r < kMR; ++r) {
+      const Native<kSrc>* s = src + (i0 + ip + r) * a.row_stride + p0 * a.col_stride;
+      if (r < mr && a.col_stride == 1) {
+        // Rows of contiguous elements: whole pairs without per-element tests.
+        for (int64_t q = 0; q < kc / 2; ++q)
+          dst[q * kMR + r] = pack2<kSrc>(s[2 * q], s[2 * q + 1]);
+        if (kc % 2) dst[(kp - 1) * kMR + r] = pairOf<kSrc>(s + kc - 1, 1, kc - 1, kc);
+        continue;
+      }
+      for (int64_t q = 0; q < kp; ++q) {
+        dst[q * kMR + r] =
+            r < mr ? pairOf<kSrc>(s + 2 * q * a.col_stride, a.col_stride, 2 * q, kc) : 0;
+      }
+    }
+    dst += kMR * kp;
+  }
+}
+
+template <P kSrc>
+void packBPairs(const MatrixView& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                uint32_t* dst) {
+  constexpr int kN = kNR<P::kU32>;
+  const auto* src = static_cast<const Native<kSrc>*>(b.data);
+  int64_t kp = (kc + 1) / 2;
+  for (int64_t jp = 0; jp < nc; jp += kN) {
+    int64_t nr = std::min<int64_t>(kN, nc - jp);
+    for (int64_t q = 0; q < kp; ++q) {
+      const Native<kSrc>* s = src + (p0 + 2 * q) * b.row_stride + (j0 + jp) * b.col_stride;
+      if (b.col_stride == 1 && 2 * q + 1 < kc) {
+        // A panel row pair of contiguous elements: vectorizes.
+        const Native<kSrc>* s1 = s + b.row_stride;
+        for (int64_t j = 0; j < nr; ++j)
+          dst[q * kN + j] = pack2<kSrc>(s[j], s1[j]);
+        for (int64_t j = nr; j < kN; ++j)
+          dst[q * kN + j] = 0;
+        continue;
+      }
+      for (int64_t j = 0; j < kN; ++j) {
+        dst[q * kN + j] = j < nr ? pairOf<kSrc>(s + j * b.col_stride, b.row_stride, 2 * q, kc) : 0;
+      }
+    }
+    dst += kN * kp;
+  }
+}
+
+using PairPackAFn = void (*)(const MatrixView&, int64_t, int64_t, int64_t, int64_t, uint32_t*);
+
+PairPackAFn pairPackA(P t) {
+  if (t == P::kS8) return &packAPairs<P::kS8>;
+  if (t == P::kU8) return &packAPairs<P::kU8>;
+  return &packAPairs<P::kS16>;
+}
+PairPackAFn pairPackB(P t) {
+  if (t == P::kS8) return &packBPairs<P::kS8>;
+  if (t == P::kU8) return &packBPairs<P::kU8>;
+  return &packBPairs<P::kS16>;
+}
+
+void vnniKernel(int64_t kp, const uint32_t* ap, const uint32_t* bp, uint32_t* c, int64_t ldc,
+                bool first) {
+  constexpr int kMR = Blocking<P::kU32>::kMR, kNV = Blocking<P::kU32>::kNV, kN = kNR<P::kU32>;
+  __m512i acc[kMR][kNV];
+#pragma GCC unroll 16
+  for (int r = 0; r < kMR; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < kNV; ++v) {
+      acc[r][v] = first ? _mm512_setzero_si512() : _mm512_loadu_si512(c + r * ldc + v * 16);
+    }
+  }
+  for (int64_t q = 0; q < kp; ++q) {
+    __m512i b[kNV];
+#pragma GCC unroll 8
+    for (int v = 0; v < kNV; ++v)
+      b[v] = _mm512_loadu_si512(bp + q * kN + v * 16);
+#pragma GCC unroll 16
+    for (int r = 0; r < kMR; ++r) {
+      __m512i a = _mm512_set1_epi32(static_cast<int>(ap[q * kMR + r]));
+#pragma GCC unroll 8
+      for (int v = 0; v < kNV; ++v)
+        acc[r][v] = _mm512_dpwssd_epi32(acc[r][v], a, b[v]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < kMR; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < kNV; ++v)
+      _mm512_storeu_si512(c + r * ldc + v * 16, acc[r][v]);
+  }
+}
+
+void gemmVnni(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, int64_t k,
+              uint32_t* c, int64_t ldc, GemmWorkspace& ws) {
+  using B = Blocking<P::kU32>;
+  constexpr int kMR = B::kMR, kN = kNR<P::kU32>;
+  PairPackAFn pack_a = pairPackA(a.type), pack_b = pairPackB(b.type);
+  auto* pa = reinterpret_cast<uint32_t*>(ws.packedA());
+  auto* pb = reinterpret_cast<uint32_t*>(ws.packedB());
+  for (int64_t jc = 0; jc < n; jc += B::kNC) {
+    int64_t nc = std::min(B::kNC, n - jc);
+    for (int64_t pc = 0; pc < k; pc += B::kKC) {
+      int64_t kc = std::min(B::kKC, k - pc), kp = (kc + 1) / 2;
+      pack_b(b, pc, kc, jc, nc, pb);
+      for (int64_t ic = 0; ic < m; ic += B::kMC) {
+        int64_t mc = std::min(B::kMC, m - ic);
+        pack_a(a, ic, mc, pc, kc, pa);
+        for (int64_t jr = 0; jr < nc; jr += kN) {
+          int64_t nr = std::min<int64_t>(kN, nc - jr);
+          const uint32_t* bp = pb + (jr / kN) * kN * kp;
+          for (int64_t ir = 0; ir < mc; ir += kMR) {
+            int64_t mr = std::min<int64_t>(kMR, mc - ir);
+            const uint32_t* ap = pa + (ir / kMR) * kMR * kp;
+            uint32_t* ct = c + (ic + ir) * ldc + jc + jr;
+            if (mr == kMR && nr == kN) {
+              vnniKernel(kp, ap, bp, ct, ldc, pc == 0);
+              continue;
+            }
+            alignas(64) uint32_t tile[kMR * kN] = {};
+            if (pc != 0) {
+              for (int64_t r = 0; r < mr; ++r)
+                std::memcpy(tile + r * kN, ct + r * ldc, sizeof(uint32_t) * nr);
+            }
+            vnniKernel(kp, ap, bp, tile, kN, pc == 0);
+            for (int64_t r = 0; r < mr; ++r)
+              std::memcpy(ct + r * ldc, tile + r * kN, sizeof(uint32_t) * nr);
+          }
+        }
+      }
+    }
+  }
+}
+#else
+constexpr bool kHaveVnni = false;
+bool vnniOperand(P) {
+  return false;
+}
+void gemmVnni(const MatrixView&, const MatrixView&, int64_t, int64_t, int64_t, uint32_t*, int64_t,
+              GemmWorkspace&) {}
+#endif
+
+// kRhsFirst: a and b are the dot's rhs and lhs transposed (see NanMode).
+template <P kAcc, bool kRhsFirst>
+void gemmTyped(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, int64_t k,
+               Native<kAcc>* c, int64_t ldc, GemmWorkspace& ws) {
+  using B = Blocking<kAcc>;
+  constexpr int kMR = B::kMR, kN = kNR<kAcc>;
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i)
+      std::fill(c + i * ldc, c + i * ldc + n, Native<kAcc>{});
+    return;
+  }
+  if constexpr (kAcc == P::kU32) {
+    if (kHaveVnni && vnniOperand(a.type) && vnniOperand(b.type)) {
+      gemmVnni(a, b, m, n, k, c, ldc, ws);
+      return;
+    }
+  }
+  if (ws.pairsOnly()) throw std::logic_error("gemm: workspace made for int8/int16 operands");
+  PackFn<kAcc> pack_a = packAFor<kAcc>(a.type), pack_b = packBFor<kAcc>(b.type);
+  auto* pa = reinterpret_cast<Native<kAcc>*>(ws.packedA());
+  auto* pb = reinterpret_cast<Native<kAcc>*>(ws.packedB());
+  for (int64_t jc = 0; jc < n; jc += B::kNC) {
+    int64_t nc = std::min(B::kNC, n - jc);
+    // Whether a NaN operand was packed for these columns, so C may hold NaN payloads.
+    bool nan_seen = false;
+    for (int64_t pc = 0; pc < k; pc += B::kKC) {
+      int64_t kc = std::min(B::kKC, k - pc);
+      bool first = pc == 0;
+      pack_b(b, pc, kc, jc, nc, pb);
+      nan_seen |= anyNan<kAcc>(pb, roundUp(nc, kN) * kc);
+      for (int64_t ic = 0; ic < m; ic += B::kMC) {
+        int64_t mc = std::min(B::kMC, m - ic);
+        pack_a(a, ic, mc, pc, kc, pa);
+        nan_seen |= anyNan<kAcc>(pa, roundUp(mc, kMR) * kc);
+        Native<kAcc>* cb = c + ic * ldc + jc;
+        if constexpr (kAcc == P::kF32 || kAcc == P::kF64) {
+          if (nan_seen) {
+            constexpr NanMode kMode = kRhsFirst ? NanMode::kExactRhsFirst : NanMode::kExact;
+            blockKernels<kAcc, kMode>(pa, pb, cb, ldc, mc, nc, kc, first);
+            continue;
+          }
+        }
+        blockKernels<kAcc, NanMode::kFast>(pa, pb, cb, ldc, mc, nc, kc, first);
+      }
+    }
+  }
+}
+
+template <P kAcc>
+void workspaceSizes(int64_t m, int64_t n, int64_t k, size_t& a_bytes, size_t& b_bytes) {
+  using B = Blocking<kAcc>;
+  int64_t kc = std::min(B::kKC, std::max<int64_t>(k, 1));
+  int64_t mc = roundUp(std::min(B::kMC, std::max<int64_t>(m, 1)), B::kMR);
+  int64_t nc = roundUp(std::min(B::kNC, std::max<int64_t>(n, 1)), kNR<kAcc>);
+  a_bytes = static_cast<size_t>(mc * kc) * sizeof(Native<kAcc>);
+  b_bytes = static_cast<size_t>(nc * kc) * sizeof(Native<kAcc>);
+}
+
+// Whether computing C^T = B^T A^T wastes clearly less of the MR x NR register tiles.
+template <P kAcc>
+bool preferTransposed(int64_t m, int64_t n) {
+  auto fill = [](int64_t x, int64_t tile) {
+    return static_cast<double>(x) / static_cast<double>(roundUp(std::max<int64_t>(x, 1), tile));
+  };
+  constexpr int64_t kMR = Blocking<kAcc>::kMR, kN = kNR<kAcc>;
+  return fill(n, kMR) * fill(m, kN) > 1.5 * fill(m, kMR) * fill(n, kN);
+}
+
+template <P kAcc>
+void gemmOriented(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, int64_t k,
+                  Native<kAcc>* c, int64_t ldc, GemmWorkspace& ws) {
+  if (!ws.transposed()) {
+    gemmTyped<kAcc, false>(a, b, m, n, k, c, ldc, ws);
+    return;
+  }
+  // Products are commutative, so B^T A^T sums exactly the same products in the same order.
+  MatrixView at{a.data, a.type, a.col_stride, a.row_stride};
+  MatrixView bt{b.data, b.type, b.col_stride, b.row_stride};
+  auto* ct = reinterpret_cast<Native<kAcc>*>(ws.transposedC());
+  gemmTyped<kAcc, true>(bt, at, n, m, k, ct, m, ws);
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t i = 0; i < m; ++i)
+      c[i * ldc + j] = ct[j * m + i];
+  }
+}
+
+template <typename Fn>
+decltype(auto) dispatchAcc(P acc, Fn&& fn) {
+  switch (acc) {
+    case P::kF32:
+      return fn.template operator()<P::kF32>();
+    case P::kF64:
+      return fn.template operator()<P::kF64>();
+    case P::kU32:
+      return fn.template operator()<P::kU32>();
+    case P::kU64:
+      return fn.template operator()<P::kU64>();
+    default:
+      throw std::invalid_argument("gemm: unsupported accumulation type");
+  }
+}
+
+}  // namespace
+
+GemmWorkspace::GemmWorkspace(P acc, int64_t m, int64_t n, int64_t k, P a_type, P b_type)
+    : GemmWorkspace(acc, m, n,
+                    acc == P::kU32 && kHaveVnni && vnniOperand(a_type) && vnniOperand(b_type)
+                        ? (k + 1) / 2  // a pair of k per 32-bit word
+                        : k) {
+  pairs_only_ = acc == P::kU32 && kHaveVnni && vnniOperand(a_type) && vnniOperand(b_type);
+}
+
+GemmWorkspace::GemmWorkspace(P acc, int64_t m, int64_t n, int64_t k) {
+  size_t a_bytes = 0, b_bytes = 0;
+  dispatchAcc(acc, [&]<P kAcc>() {
+    transposed_ = preferTransposed<kAcc>(m, n);
+    if (transposed_) {
+      workspaceSizes<kAcc>(n, m, k, a_bytes, b_bytes);
+      ct_ = AlignedBytes(static_cast<size_t>(m * n) * sizeof(Native<kAcc>));
+    } else {
+      workspaceSizes<kAcc>(m, n, k, a_bytes, b_bytes);
+    }
+  });
+  a_ = AlignedBytes(a_bytes);
+  b_ = AlignedBytes(b_bytes);
+}
+
+bool gemmOperandSupported(P t, P acc) {
+  if (!isEvaluable(t) || t == P::kPred) return false;
+  if (acc == P::kU32 || acc == P::kU64) return isInteger(t);
+  return acc == P::kF32 || acc == P::kF64;
+}
+
+void gemm(P acc, const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, int64_t k, void* c,
+          int64_t ldc, GemmWorkspace& ws) {
+  dispatchAcc(acc, [&]<P kAcc>() {
+    gemmOriented<kAcc>(a, b, m, n, k, static_cast<Native<kAcc>*>(c), ldc, ws);
+  });
+}
+
+}  // namespace tacit::hlo::kernels
