@@ -538,9 +538,13 @@ std::string concreteText(std::string_view text) {
   return out;
 }
 
-size_t markerEnd(std::string_view text, size_t open, int line) {
-  size_t end = text.find('\x1f', open);
-  if (end == std::string_view::npos) fail(line, "bad parameter marker (not closed)");
+size_t skipOpaque(std::string_view text, size_t i, int line) {
+  if (text[i] != '`' && text[i] != '\x1e') return i;
+  size_t end = text[i] == '`' ? text.find('`', i + 1) : text.find('\x1f', i);
+  if (end == std::string_view::npos) {
+    fail(line, text[i] == '`' ? "unterminated backquote in '" + concreteText(text) + "'"
+                              : std::string("bad parameter marker (not closed)"));
+  }
   return end;
 }
 

@@ -110,9 +110,11 @@ std::optional<int64_t> evalExpr(const Expr& e, const std::map<std::string, int64
 std::string concreteText(std::string_view text);
 // True if the text holds a marker.
 bool hasMarker(std::string_view text);
-// The index of the \x1f that closes the marker opening at `open` (a \x1e); a marker left open is
-// an ImportError naming `line` (a record is the output of a user's Python run: anything goes).
-size_t markerEnd(std::string_view text, size_t open, int line);
+// If text[i] opens a backquoted span or a parameter marker (\x1e), the index of the character
+// that closes it, else i: the scanners of statements and operand lists step over both, whose text
+// may hold any bracket or operator. One left open is an ImportError naming `line` (a record is the
+// output of a user's Python run: anything goes).
+size_t skipOpaque(std::string_view text, size_t i, int line);
 
 // ---------------------------------------------------------------------------------------------
 // Instruction conversion (shared by v1 and v2)

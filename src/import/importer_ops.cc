@@ -92,13 +92,8 @@ std::vector<std::string> splitTopLevel(std::string_view s, char sep, int line) {
   size_t start = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    if (c == '`') {
-      size_t close = s.find('`', i + 1);
-      if (close == std::string_view::npos)
-        fail(line, "unterminated backquote in '" + concreteText(s) + "'");
-      i = close;
-    } else if (c == '\x1e') {
-      i = markerEnd(s, i, line);
+    if (size_t end = skipOpaque(s, i, line); end != i) {
+      i = end;
     } else if (c == '(' || c == '[' || c == '{') {
       ++depth;
     } else if (c == ')' || c == ']' || c == '}') {
@@ -312,8 +307,7 @@ void OpConverter::operation(const std::string& name, const TensorType& type, con
   int depth = 0;
   size_t close = std::string::npos;
   for (size_t i = open; i < rhs.size(); ++i) {
-    if (rhs[i] == '`') i = rhs.find('`', i + 1);
-    if (i == std::string::npos) fail(line, "unterminated backquote");
+    i = skipOpaque(rhs, i, line);
     if (rhs[i] == '(' || rhs[i] == '[' || rhs[i] == '{') ++depth;
     if ((rhs[i] == ')' || rhs[i] == ']' || rhs[i] == '}') && --depth == 0) {
       close = i;

@@ -38,12 +38,8 @@ size_t matchBracket(std::string_view s, size_t open, int line) {
   int depth = 0;
   for (size_t i = open; i < s.size(); ++i) {
     char c = s[i];
-    if (c == '`') {
-      size_t close = s.find('`', i + 1);
-      if (close == std::string_view::npos) fail(line, "unterminated backquote");
-      i = close;
-    } else if (c == '\x1e') {
-      i = markerEnd(s, i, line);
+    if (size_t end = skipOpaque(s, i, line); end != i) {
+      i = end;
     } else if (c == '(' || c == '[' || c == '{') {
       ++depth;
     } else if (c == ')' || c == ']' || c == '}') {
@@ -67,13 +63,8 @@ Statement splitStatement(const Line& l) {
   }
   for (size_t i = colon + 1; i < s.size(); ++i) {
     char c = s[i];
-    if (c == '`') {
-      i = s.find('`', i + 1);
-      if (i == std::string_view::npos) fail(l.line, "unterminated backquote");
-      continue;
-    }
-    if (c == '\x1e') {
-      i = markerEnd(s, i, l.line);
+    if (size_t end = skipOpaque(s, i, l.line); end != i) {
+      i = end;
       continue;
     }
     std::string op;

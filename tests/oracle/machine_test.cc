@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <random>
 
 #include "common/paths.h"
@@ -258,6 +259,17 @@ kernel m hbm=512 {
   EXPECT_EQ(stats.instructions, 2);
 }
 
+// What a run of `p` prints through its debug statements.
+std::string debugOutput(const Program& p, const std::map<std::string, Literal>& inputs,
+                        bool clamp = false) {
+  std::string text;
+  RunOptions o;
+  o.clamp = clamp;
+  o.debug = [&](const std::string& s) { text += s; };
+  run(toyIsa(), p, inputs, o);
+  return text;
+}
+
 TEST(Machine, DebugPrintsASliceAndHbmViews) {
   Program p = parse(R"(
 kernel d hbm=512 {
@@ -267,11 +279,7 @@ kernel d hbm=512 {
   loop i in [0, 2) { debug sp[i]; }
   debug d0[0:8] as s32;
 })");
-  std::string text;
-  RunOptions o;
-  o.debug = [&](const std::string& s) { text += s; };
-  run(toyIsa(), p, {{"x", s32({2, 4})}}, o);
-  EXPECT_EQ(text,
+  EXPECT_EQ(debugOutput(p, {{"x", s32({2, 4})}}),
             "rows: sp[0:2, 1:3] = s32[2,2] { {2, 3}, {6, 7} }\n"
             "sp[0:1, 0:4] = s32[1,4] { {1, 2, 3, 4} }\n"
             "sp[1:2, 0:4] = s32[1,4] { {5, 6, 7, 8} }\n"
@@ -287,11 +295,7 @@ kernel d hbm=512 {
   loop j in [1, 3) { debug "row" sp[j:j + 0, 0:4]; }
   debug d0[0:00] as f32;
 })");
-  std::string text;
-  RunOptions o;
-  o.debug = [&](const std::string& s) { text += s; };
-  run(toyIsa(), p, {{"x", s32({2, 4})}}, o);
-  EXPECT_EQ(text,
+  EXPECT_EQ(debugOutput(p, {{"x", s32({2, 4})}}),
             "row: sp[1:1, 0:4] = s32[0,4] {}\n"
             "row: sp[2:2, 0:4] = s32[0,4] {}\n"
             "d0[0:0] as f32 = f32[0] {}\n");
@@ -299,9 +303,8 @@ kernel d hbm=512 {
                      "/fuzz/seeds/tasm_parser/regression-empty-debug-slice.tasm");
   std::string finding((std::istreambuf_iterator<char>(seed)), {});
   ASSERT_FALSE(finding.empty());
-  text.clear();
-  o.clamp = true;  // as the fuzzer found it: its store runs past d0 unless clamped
-  run(toyIsa(), parse(finding), {{"x", s32({8, 4})}}, o);
+  // As the fuzzer found it: clamped (its store runs past d0 otherwise).
+  std::string text = debugOutput(parse(finding), {{"x", s32({8, 4})}}, /*clamp=*/true);
   EXPECT_NE(text.find("d0[0:0] as f32 = f32[0] {}"), std::string::npos) << text;
 }
 
