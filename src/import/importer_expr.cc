@@ -2,6 +2,7 @@
 // address lists) parsed into a small AST and printed in .taidl syntax.
 #include <array>
 #include <cctype>
+#include <charconv>
 
 #include "import/importer_internal.h"
 
@@ -463,14 +464,32 @@ std::optional<int64_t> evalBinary(const std::string& op, int64_t a, int64_t b) {
 
 }  // namespace
 
-ExprPtr parsePyExpr(std::string_view text, int line) {
+bool hasFloat(const Expr& e) {
+  return e.kind == Expr::Kind::kFloat ||
+         std::any_of(e.kids.begin(), e.kids.end(), [](const ExprPtr& k) { return hasFloat(*k); });
+}
+
+std::string floatText(std::string_view python_text) {
+  double v = std::strtod(std::string(python_text).c_str(), nullptr);
+  char buf[64];
+  std::string out(buf, std::to_chars(buf, buf + sizeof(buf), v).ptr);
+  if (out.find_first_of(".eIn") == std::string::npos) out += ".0";  // inf and nan have an 'n'
+  return out;
+}
+
+ExprPtr parsePyExpr(std::string_view text, int line, FloatLiterals floats) {
   std::string_view trimmed = text;
   while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '`'))
     trimmed.remove_prefix(1);
   while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '`'))
     trimmed.remove_suffix(1);
   if (trimmed.empty()) fail(line, "empty expression");
-  return PyParser(trimmed, line).parseAll();
+  ExprPtr e = PyParser(trimmed, line).parseAll();
+  if (floats == FloatLiterals::kRejected && hasFloat(*e)) {
+    fail(line, "a floating-point number in '" + concreteText(trimmed) +
+                   "', where .taidl needs an integer expression");
+  }
+  return e;
 }
 
 std::string printExpr(const Expr& e, const Naming& naming) {

@@ -90,7 +90,16 @@ ExprPtr makeBinary(std::string op, ExprPtr a, ExprPtr b);
 
 // Parses a Python expression (with @a./@c./@s./@l. references and parameter markers
 // \x1eEXPR\x1dVALUE\x1f). Errors name `line`.
-ExprPtr parsePyExpr(std::string_view text, int line);
+// A float literal is an error unless `floats` is kAllowed: .taidl expressions are integers, and
+// floats stand only as constant(...) values (OpConverter::literal).
+enum class FloatLiterals { kRejected, kAllowed };
+// Whether a float literal stands anywhere in the expression.
+bool hasFloat(const Expr& e);
+// A Python float literal's text (".32", "1e5", "5.") as a .taidl float literal ("0.32",
+// "1e+05", "5.0"): the shortest text of the same double, never digits alone.
+std::string floatText(std::string_view python_text);
+ExprPtr parsePyExpr(std::string_view text, int line,
+                    FloatLiterals floats = FloatLiterals::kRejected);
 
 // How references print: attributes by (renamed) name, registers as $name, parameters by name.
 struct Naming {

@@ -279,10 +279,11 @@ std::string OpConverter::literal(const std::string& text, int line) {
   std::string t = text;
   if (t.rfind("float", 0) == 0) t = t.substr(5);
   if (t.empty()) fail(line, "constant() needs a value");
-  ExprPtr e = parsePyExpr(t, line);
-  if (e->kind == Expr::Kind::kUnary && e->op == "-" && e->kids[0]->kind == Expr::Kind::kFloat) {
-    return "-" + e->kids[0]->text;
-  }
+  ExprPtr e = parsePyExpr(t, line, FloatLiterals::kAllowed);
+  bool negated = e->kind == Expr::Kind::kUnary && e->op == "-";
+  if (const Expr& f = negated ? *e->kids[0] : *e; f.kind == Expr::Kind::kFloat)
+    return (negated ? "-" : "") + floatText(f.text);
+  if (hasFloat(*e)) fail(line, "a floating-point number inside the expression '" + t + "'");
   useAlpha(*e);
   return printExpr(*e, isa_.naming);
 }

@@ -108,5 +108,23 @@ TEST(Json, ParsesTheShimsEncoding) {
   EXPECT_THROW(parseJson(std::string(500, '[')), std::runtime_error);
 }
 
+// Fuzz finding (fuzz/seeds/import_record/regression-float-in-a-size.json): `n * .32` in a size
+// was printed as it stood, which .taidl cannot read; floats stand only as constant values, where
+// they are written as .taidl float literals.
+TEST(PyExpr, FloatsAreConstantValuesOnly) {
+  try {
+    parsePyExpr("@a.n * .32", 7);
+    FAIL() << "a float in an integer expression was accepted";
+  } catch (const ImportError& e) {
+    EXPECT_EQ(e.line, 7);
+    EXPECT_NE(e.message.find("floating-point"), std::string::npos) << e.message;
+  }
+  EXPECT_NO_THROW(parsePyExpr(".32", 1, FloatLiterals::kAllowed));
+  EXPECT_EQ(floatText(".32"), "0.32");
+  EXPECT_EQ(floatText("5."), "5.0");
+  EXPECT_EQ(floatText("1e5"), "1e+05");
+  EXPECT_EQ(floatText("1e999"), "inf");
+}
+
 }  // namespace
 }  // namespace tacit::importer
