@@ -376,13 +376,15 @@ int precedence(const Expr& e) {
 std::string printAt(const Expr& e, const Naming& naming, int min_prec);
 
 std::string printRef(const Expr& e, const Naming& naming) {
+  // A name no map renames stands as written, unless .taidl reserves it (a spec's Python may name
+  // a variable `macro`): then it gets safeIdent's '_', like a declaration of it would.
   auto lookup = [](const std::map<std::string, std::string>& m, const std::string& k) {
     auto it = m.find(k);
-    return it == m.end() ? k : it->second;
+    return it != m.end() ? it->second : isKeyword(k) ? k + "_" : k;
   };
   switch (e.prefix) {
     case 's':
-      return "$" + e.name;
+      return "$" + safeIdent(e.name);  // as the register's declaration spells it
     case 'p':
       return lookup(naming.params, e.name);
     case 'l':
