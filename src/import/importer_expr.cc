@@ -376,11 +376,14 @@ int precedence(const Expr& e) {
 std::string printAt(const Expr& e, const Naming& naming, int min_prec);
 
 std::string printRef(const Expr& e, const Naming& naming) {
-  // A name no map renames stands as written, unless .taidl reserves it (a spec's Python may name
-  // a variable `macro`): then it gets safeIdent's '_', like a declaration of it would.
+  // A name no map renames stands as written, unless .taidl reads it otherwise: a keyword (a
+  // spec's Python may name a variable `macro`) gets safeIdent's '_', like a declaration of it
+  // would, and so do `inf` and `nan`, float words of .taidl's literals (OpConverter::literal
+  // writes a constant's own inf and nan).
   auto lookup = [](const std::map<std::string, std::string>& m, const std::string& k) {
     auto it = m.find(k);
-    return it != m.end() ? it->second : isKeyword(k) ? k + "_" : k;
+    if (it != m.end()) return it->second;
+    return isKeyword(k) || k == "inf" || k == "nan" ? k + "_" : k;
   };
   switch (e.prefix) {
     case 's':

@@ -281,8 +281,10 @@ std::string OpConverter::literal(const std::string& text, int line) {
   if (t.empty()) fail(line, "constant() needs a value");
   ExprPtr e = parsePyExpr(t, line, FloatLiterals::kAllowed);
   bool negated = e->kind == Expr::Kind::kUnary && e->op == "-";
-  if (const Expr& f = negated ? *e->kids[0] : *e; f.kind == Expr::Kind::kFloat)
-    return (negated ? "-" : "") + floatText(f.text);
+  const Expr& f = negated ? *e->kids[0] : *e;
+  std::string sign = negated ? "-" : "";
+  if (f.kind == Expr::Kind::kFloat) return sign + floatText(f.text);
+  if (f.kind == Expr::Kind::kRef && (f.name == "inf" || f.name == "nan")) return sign + f.name;
   if (hasFloat(*e)) fail(line, "a floating-point number inside the expression '" + t + "'");
   useAlpha(*e);
   return printExpr(*e, isa_.naming);
