@@ -33,7 +33,7 @@ inline std::string missingSharedData(std::initializer_list<std::string_view> are
     std::filesystem::path dir = std::filesystem::path(sharedDir()) / area;
     std::error_code ec;
     if (std::filesystem::is_directory(dir, ec)) continue;
-    return std::string(kMissingSharedData) + " " + dir.string() +
+    return std::string(kMissingSharedData) + " " + dir.lexically_normal().string() +
            " does not exist; set TACIT_SHARED_DIR to a copy of the shared data (README.md, "
            "\"Test data\")";
   }
