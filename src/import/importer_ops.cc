@@ -108,6 +108,21 @@ std::vector<std::string> splitTopLevel(std::string_view s, char sep, int line) {
   return out;
 }
 
+size_t matchBracket(std::string_view s, size_t open, int line) {
+  int depth = 0;
+  for (size_t i = open; i < s.size(); ++i) {
+    char c = s[i];
+    if (size_t end = skipOpaque(s, i, line); end != i) {
+      i = end;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (--depth == 0) return i + 1;
+    }
+  }
+  fail(line, "unbalanced brackets in '" + concreteText(s) + "'");
+}
+
 void Body::use(const Expr& e, bool alpha) {
   std::set<std::string> names;
   collectAttrs(e, names);
@@ -306,18 +321,7 @@ void OpConverter::operation(const std::string& name, const TensorType& type, con
   if (open == std::string::npos || open == 0)
     fail(line, "expected an operation 'op(...)', got '" + concreteText(rhs) + "'");
   std::string opname = rhs.substr(0, open);
-  // The matching ')' of the operand list.
-  int depth = 0;
-  size_t close = std::string::npos;
-  for (size_t i = open; i < rhs.size(); ++i) {
-    i = skipOpaque(rhs, i, line);
-    if (rhs[i] == '(' || rhs[i] == '[' || rhs[i] == '{') ++depth;
-    if ((rhs[i] == ')' || rhs[i] == ']' || rhs[i] == '}') && --depth == 0) {
-      close = i;
-      break;
-    }
-  }
-  if (close == std::string::npos) fail(line, "missing ')' in '" + concreteText(rhs) + "'");
+  size_t close = matchBracket(rhs, open, line) - 1;  // the operand list's ')'
   std::vector<std::string> args = splitTopLevel(rhs.substr(open + 1, close - open - 1), ',', line);
   AttrList attrs;
   std::string rest = rhs.substr(close + 1);

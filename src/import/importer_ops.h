@@ -11,6 +11,9 @@ namespace tacit::importer {
 
 // Splits at `sep` outside (), [], {}, backquotes and parameter markers.
 std::vector<std::string> splitTopLevel(std::string_view s, char sep, int line);
+// Index just past the bracket matching the one at `open`, skipping backquotes and parameter
+// markers; unbalanced brackets are an ImportError naming `line`.
+size_t matchBracket(std::string_view s, size_t open, int line);
 
 using AttrList = std::vector<std::pair<std::string, std::string>>;
 

@@ -33,22 +33,6 @@ std::vector<Line> preprocess(std::string_view text, int first_line) {
   return out;
 }
 
-// Index just past the bracket matching the one at `open` (skipping backquotes and markers).
-size_t matchBracket(std::string_view s, size_t open, int line) {
-  int depth = 0;
-  for (size_t i = open; i < s.size(); ++i) {
-    char c = s[i];
-    if (size_t end = skipOpaque(s, i, line); end != i) {
-      i = end;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      if (--depth == 0) return i + 1;
-    }
-  }
-  fail(line, "unbalanced brackets in '" + concreteText(s) + "'");
-}
-
 // Splits `%name:TTYPE OP RHS` at the first `<-`, `->` or `=` after the colon.
 struct Statement {
   std::string name, type, op, rhs;

@@ -108,13 +108,7 @@ class V2Converter {
       parameter(name, type, st.line);
       return;
     }
-    int depth = 0;
-    size_t end = std::string::npos;
-    for (size_t i = paren; i < call.size() && end == std::string::npos; ++i) {
-      if (call[i] == '(') ++depth;
-      if (call[i] == ')' && --depth == 0) end = i;
-    }
-    if (end == std::string::npos) fail(st.line, "missing ')'");
+    size_t end = matchBracket(call, paren, st.line) - 1;  // the operand list's ')'
     std::vector<std::string> args;
     for (const std::string& a :
          splitTopLevel(call.substr(paren + 1, end - paren - 1), ',', st.line)) {
