@@ -95,9 +95,7 @@ CompileResult compile(const isel::Target& target, const hlo::HloModule& kernel,
     if (std::optional<CompileResult> pieces = compilePiecewise(target, kernel, options, deadline))
       return std::move(*pieces);
   }
-  KernelHooks hooks;
-  hooks.after_saturation = options.after_saturation;
-  return compileKernel(target, kernel, options, hooks, deadline);
+  return compileKernel(target, kernel, options, {}, deadline);
 }
 
 CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,

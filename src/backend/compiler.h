@@ -48,8 +48,6 @@ struct KernelHooks {
   // How an allocated candidate is costed; default measure(). Piecewise compilation costs a piece
   // kernel's candidates by what they add to the joined program.
   std::function<ProgramCosts(const isel::PiiGraph&, const alloc::AllocResult&)> costs;
-  // CompileOptions::after_saturation, for the kernel the whole plan compiles.
-  std::function<void(const isel::Selector&)> after_saturation;
 };
 
 // One part of a piecewise compile (backend/piecewise.h) and what its own compile cost.

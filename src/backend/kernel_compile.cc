@@ -180,7 +180,8 @@ CompileResult compileKernel(const isel::Target& target, const hlo::HloModule& ke
   stats.import_seconds = since(start);
   Clock::time_point t = Clock::now();
   stats.saturation = selector.saturate(deadline);
-  if (hooks.after_saturation) hooks.after_saturation(selector);
+  // Set only for a whole compile: the driver plans nothing else with an observer.
+  if (options.after_saturation) options.after_saturation(selector);
   stats.saturate_seconds = since(t);
 
   CompileResult best =
