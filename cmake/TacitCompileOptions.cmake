@@ -18,8 +18,14 @@ if(TACIT_LINE_TABLES)
   # builds spend about a quarter less compiler time than with full debug info.
   list(APPEND tacit_build_flags -g1)
 endif()
+# The portable default: x86-64-v3 (AVX2, FMA, BMI2: Haswell, Zen 1 and later) for the code at
+# large; the wider kernels (AVX-512) are compiled beside it with target attributes and chosen at
+# run time (support/simd.h), so one binary runs at its best on every such machine. TACIT_NATIVE
+# builds for the build machine alone (its binaries may not start elsewhere).
 if(TACIT_NATIVE)
   list(APPEND tacit_build_flags -march=native)
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  list(APPEND tacit_build_flags -march=x86-64-v3)
 endif()
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   # GCC 12 reports false positives in <string>/<vector> at -O2/-O3 (GCC bugs 105329, 106199).
@@ -81,4 +87,21 @@ function(tacit_test name)
     set(ARG_TIMEOUT 600)
   endif()
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}")
+endfunction()
+
+# tacit_simd_level_runs(TEST_TARGET [EXCLUDE gtest-negative-filter]): the test executable again
+# with the SIMD level capped at generic and at avx2 (TACIT_SIMD, support/simd.h), one CTest test
+# per level: every level must compute the same bytes, and CI's machine has at least AVX2, so both
+# run whatever it has above. EXCLUDE leaves out suites too slow to run three times.
+function(tacit_simd_level_runs target)
+  cmake_parse_arguments(ARG "" "EXCLUDE" "" ${ARGN})
+  set(filter "")
+  if(ARG_EXCLUDE)
+    set(filter "--gtest_filter=-${ARG_EXCLUDE}")
+  endif()
+  foreach(level generic avx2)
+    add_test(NAME SimdLevel.${level}.${target} COMMAND ${target} --gtest_brief=1 ${filter})
+    set_tests_properties(SimdLevel.${level}.${target} PROPERTIES
+      ENVIRONMENT "TACIT_SIMD=${level}" TIMEOUT 900 LABELS simd_level)
+  endforeach()
 endfunction()

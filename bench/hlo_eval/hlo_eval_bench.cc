@@ -3,17 +3,21 @@
 // single-threaded OpenBLAS sgemm. The f32 dot keeps tacit's exact semantics (sequential
 // accumulation in contracting order, no FMA); OpenBLAS is free to use FMA and any order.
 // After the benchmarks, prints the tacit/OpenBLAS time ratio for the 512^3 f32 dot.
+// --simd generic|avx2|avx512 caps the SIMD level (support/simd.h), as TACIT_SIMD does; the
+// benchmark context names the level in use.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "hlo/npy_literal.h"
 #include "hlo/parser.h"
 #include "hlo_eval/evaluator.h"
 #include "hlo_eval/random_literal.h"
+#include "support/simd.h"
 #include "support/source.h"
 
 extern "C" void openblas_set_num_threads(int);
@@ -218,6 +222,20 @@ class RatioReporter : public benchmark::ConsoleReporter {
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) != "--simd") continue;
+    std::optional<tacit::simd::Level> level =
+        i + 1 < argc ? tacit::simd::parseLevel(argv[i + 1]) : std::nullopt;
+    if (!level) {
+      std::fprintf(stderr, "bench_hlo_eval: --simd expects generic, avx2 or avx512\n");
+      return 2;
+    }
+    tacit::simd::setLevel(*level);
+    ++i;
+  }
+  benchmark::AddCustomContext(
+      "simd", std::string(tacit::simd::levelName(tacit::simd::level())) + " (this CPU: " +
+                  std::string(tacit::simd::levelName(tacit::simd::cpuLevel())) + ")");
   RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   auto tacit_it = reporter.times_.find("BM_DotF32_512_Tacit/min_time:1.000");

@@ -15,7 +15,8 @@
 //     bookkeeping, and the allocator's retained heap, none of which scales with the kernel.
 //
 // Usage: bench_oracle [--quick] [--in-process] [--no-batch] [--no-compiled-sites] [--no-native]
-// [FILTER] (FILTER: substring of the row name;
+// [--simd generic|avx2|avx512] [FILTER] (FILTER: substring of the row name; --simd caps the SIMD
+// level, as TACIT_SIMD does (support/simd.h; the first line names the level in use);
 // --in-process measures without forking, for profilers such as callgrind; peak memory is then
 // cumulative over the rows; --no-batch runs every execution at once, RunOptions::batch = false;
 // --no-compiled-sites walks every call, RunOptions::compiled_sites = false; --no-native
@@ -28,12 +29,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "hlo_eval/random_literal.h"
 #include "oracle/machine.h"
 #include "oracle/tasm.h"
+#include "support/simd.h"
 #include "taidl/isa.h"
 
 namespace {
@@ -199,9 +202,19 @@ int main(int argc, char** argv) {
       g_compiled_sites = false;
     else if (std::strcmp(argv[i], "--no-native") == 0)
       g_native = false;
-    else
+    else if (std::strcmp(argv[i], "--simd") == 0 && i + 1 < argc) {
+      std::optional<tacit::simd::Level> level = tacit::simd::parseLevel(argv[++i]);
+      if (!level) {
+        std::fprintf(stderr, "bench_oracle: --simd expects generic, avx2 or avx512\n");
+        return 2;
+      }
+      tacit::simd::setLevel(*level);
+    } else
       filter = argv[i];
   }
+  std::printf("SIMD level: %s (this CPU: %s)\n",
+              std::string(tacit::simd::levelName(tacit::simd::level())).c_str(),
+              std::string(tacit::simd::levelName(tacit::simd::cpuLevel())).c_str());
   // min ms: the fastest warm run (steadier than the median on a loaded machine).
   std::printf("%-30s %9s %9s %9s %9s %10s %8s %9s %9s %9s %7s %8s %6s\n", "kernel", "instrs",
               "cold ms", "median ms", "min ms", "TAIDL-TO", "ratio", "foot MiB", "data MiB",

@@ -1,18 +1,18 @@
 // Native elementwise runs: a fused run of elementwise steps (evaluator_elementwise.cc) compiled
-// to AVX-512 machine code with Xbyak, eight elements per group, every value the run
-// computes held in a register from the instruction that computes it to its last reader. The
-// interpreted run writes each step's chunk to L1 and reads it back; here only the run's inputs
-// are loaded and only the values read after the run are stored. Each operation is the x86
+// to AVX-512 machine code with Xbyak (at SIMD level avx512 only), eight elements per group, every
+// value the run computes held in a register from the instruction that computes it to its last
+// reader. The interpreted run writes each step's chunk to L1 and reads it back; here only the run's
+// inputs are loaded and only the values read after the run are stored. Each operation is the x86
 // instruction whose result is, element for element, the scalar semantics of kernels/scalar.h
 // (docs/numerics.md, "Native elementwise runs"); a run with any other operation or type stays
 // interpreted.
 #include <xbyak/xbyak.h>
-#include <xbyak/xbyak_util.h>
 
 #include <algorithm>
 #include <optional>
 
 #include "hlo_eval/evaluator_plan.h"
+#include "support/simd.h"
 
 namespace tacit::hlo::detail {
 namespace {
@@ -23,14 +23,10 @@ using D = ComparisonDirection;
 
 constexpr int64_t kLanes = 8;  // elements per group: one zmm of 64-bit values, one ymm of 32-bit
 
-bool cpuHasAvx512() {
-  static const bool has = [] {
-    Xbyak::util::Cpu cpu;
-    using C = Xbyak::util::Cpu;
-    return cpu.has(C::tAVX512F) && cpu.has(C::tAVX512VL) && cpu.has(C::tAVX512DQ) &&
-           cpu.has(C::tAVX512BW);
-  }();
-  return has;
+// The generator emits AVX-512 F/VL/DQ/BW code: runs are compiled only at that SIMD level (an
+// override below it, support/simd.h, keeps them interpreted).
+bool avx512Level() {
+  return simd::level() >= simd::Level::kAvx512;
 }
 
 // Bytes of an element in memory: 1 (pred, a mask register's bit in code), 4 (a ymm lane) or 8
@@ -632,7 +628,7 @@ class NativeRunStep final : public Step {
 }  // namespace
 
 std::unique_ptr<Step> compileNativeRun(const std::vector<FusedOp>& ops, int64_t n) {
-  if (n <= 0 || n % kLanes != 0 || ops.empty() || !cpuHasAvx512()) return nullptr;
+  if (n <= 0 || n % kLanes != 0 || ops.empty() || !avx512Level()) return nullptr;
   try {
     auto generator = std::make_unique<RunGenerator>();
     NativeCode code;

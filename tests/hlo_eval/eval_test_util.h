@@ -38,6 +38,20 @@ std::vector<T> rawOf(const Literal& l) {
   return out;
 }
 
+// Runs a compiled plan on raw input bytes; each output starts as 0xAB bytes (so that an element
+// the plan forgets to write shows).
+inline std::vector<std::vector<uint8_t>> runPlan(EvalPlan& plan,
+                                                 const std::vector<const void*>& inputs) {
+  std::vector<std::vector<uint8_t>> outputs;
+  std::vector<void*> output_ptrs;
+  for (const Shape& s : plan.outputShapes())
+    outputs.emplace_back(static_cast<size_t>(s.byteSize()), 0xAB);
+  for (auto& o : outputs)
+    output_ptrs.push_back(o.data());
+  plan.run(inputs, output_ptrs);
+  return outputs;
+}
+
 inline std::unique_ptr<HloModule> parseText(const std::string& text) {
   return parseModule(text, "t.hlo");
 }

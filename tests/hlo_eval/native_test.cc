@@ -11,15 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "eval_test_util.h"
 #include "hlo/parser.h"
 #include "hlo_eval/evaluator.h"
+#include "support/simd.h"
 
 namespace tacit::hlo {
 namespace {
 
+// Native runs are compiled at the avx512 SIMD level only (support/simd.h; TACIT_SIMD may cap it).
 bool machineHasAvx512() {
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+  return simd::level() >= simd::Level::kAvx512;
 }
 
 struct Var {
@@ -279,18 +281,8 @@ size_t expectNativeMatchesInterpreted(const std::string& text, std::mt19937_64& 
     inputs.push_back(randomArray(s, rng));
     input_ptrs.push_back(inputs.back().data());
   }
-  auto run = [&](EvalPlan& plan) {
-    std::vector<std::vector<uint8_t>> outputs;
-    std::vector<void*> output_ptrs;
-    for (const Shape& s : plan.outputShapes())
-      outputs.emplace_back(static_cast<size_t>(s.byteSize()), 0xAB);
-    for (auto& o : outputs)
-      output_ptrs.push_back(o.data());
-    plan.run(input_ptrs, output_ptrs);
-    return outputs;
-  };
-  auto want = run(interpreted);
-  auto got = run(native);
+  auto want = testing::runPlan(interpreted, input_ptrs);
+  auto got = testing::runPlan(native, input_ptrs);
   EXPECT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size() && i < want.size(); ++i) {
     if (got[i] == want[i]) continue;

@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <cstring>
 
-#if defined(__AVX512VBMI__) && defined(__AVX512BW__)
+#if defined(__x86_64__)
 #include <immintrin.h>
 #endif
+
+#include "support/simd.h"
 
 namespace tacit::hlo::kernels {
 namespace {
@@ -198,28 +200,107 @@ bool CopyNest::findBlock() {
   return true;
 }
 
-void CopyNest::runBlocks(const uint8_t* src, uint8_t* dst) const {
-  const std::vector<int64_t>&dims = block_outer_, &ss = block_ss_, &ds = block_ds_;
-#if defined(__AVX512VBMI__) && defined(__AVX512BW__)
-  __mmask64 mask = block_bytes_ == 64 ? ~__mmask64{0} : (__mmask64{1} << block_bytes_) - 1;
-  alignas(64) uint8_t table[64] = {};
-  std::memcpy(table, block_perm_.data(), block_perm_.size());
-  __m512i perm = _mm512_load_si512(table);
-  forOuter(dims, ss, ds, -1, -1, src, dst, [&](const uint8_t* s, uint8_t* d) {
-    __m512i v = _mm512_maskz_loadu_epi8(mask, s);
-    // (the masked form: GCC 12 warns about the unmasked intrinsic's internal placeholder)
-    _mm512_mask_storeu_epi8(d, mask, _mm512_maskz_permutexvar_epi8(mask, perm, v));
-  });
-#else
-  const uint8_t* perm = block_perm_.data();
-  auto n = static_cast<size_t>(block_bytes_);
+// ---- Byte-permuted blocks (runBlocks), one variant per SIMD level (support/simd.h) ----------
+// Every variant writes destination byte i of each block from source byte perm[i]; they differ in
+// how many instructions that takes. Each reads and writes exactly the block's bytes.
+namespace {
+
+void permuteBlocksGeneric(const std::vector<int64_t>& dims, const std::vector<int64_t>& ss,
+                          const std::vector<int64_t>& ds, const uint8_t* perm, int bytes,
+                          const uint8_t* src, uint8_t* dst) {
+  auto n = static_cast<size_t>(bytes);
   forOuter(dims, ss, ds, -1, -1, src, dst, [&](const uint8_t* s, uint8_t* d) {
     uint8_t tmp[64];
     for (size_t i = 0; i < n; ++i)
       tmp[i] = s[perm[i]];
     std::memcpy(d, tmp, n);
   });
+}
+
+#if defined(__x86_64__)
+#define TACIT_AVX512_PERMUTE __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+#define TACIT_AVX2_PERMUTE __attribute__((target("avx2")))
+
+// One vpermb over the block (masked to its bytes).
+TACIT_AVX512_PERMUTE __attribute__((flatten)) void permuteBlocksAvx512(
+    const std::vector<int64_t>& dims, const std::vector<int64_t>& ss,
+    const std::vector<int64_t>& ds, const uint8_t* perm, int bytes, const uint8_t* src,
+    uint8_t* dst) {
+  __mmask64 mask = bytes == 64 ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1;
+  alignas(64) uint8_t table[64] = {};
+  std::memcpy(table, perm, static_cast<size_t>(bytes));
+  __m512i p = _mm512_load_si512(table);
+  forOuter(dims, ss, ds, -1, -1, src, dst, [&](const uint8_t* s, uint8_t* d) TACIT_AVX512_PERMUTE {
+    __m512i v = _mm512_maskz_loadu_epi8(mask, s);
+    // (the masked form: GCC 12 warns about the unmasked intrinsic's internal placeholder)
+    _mm512_mask_storeu_epi8(d, mask, _mm512_maskz_permutexvar_epi8(mask, p, v));
+  });
+}
+
+// AVX2 shuffles bytes only within 16-byte lanes: each 32-byte half of the block is the OR of one
+// vpshufb per source lane (the lane broadcast to both halves), each masked to the bytes that come
+// from that lane.
+TACIT_AVX2_PERMUTE __attribute__((flatten)) void permuteBlocksAvx2(const std::vector<int64_t>& dims,
+                                                                   const std::vector<int64_t>& ss,
+                                                                   const std::vector<int64_t>& ds,
+                                                                   const uint8_t* perm, int bytes,
+                                                                   const uint8_t* src,
+                                                                   uint8_t* dst) {
+  const int lanes = (bytes + 15) / 16, halves = (bytes + 31) / 32;
+  alignas(32) uint8_t control[2][32] = {}, select[2][4][32] = {};
+  for (int i = 0; i < bytes; ++i) {
+    control[i / 32][i % 32] = perm[i] & 15;
+    select[i / 32][perm[i] >> 4][i % 32] = 0xFF;
+  }
+  __m256i ctrl[2], sel[2][4];
+  for (int h = 0; h < 2; ++h) {
+    ctrl[h] = _mm256_load_si256(reinterpret_cast<const __m256i*>(control[h]));
+    for (int l = 0; l < 4; ++l)
+      sel[h][l] = _mm256_load_si256(reinterpret_cast<const __m256i*>(select[h][l]));
+  }
+  const auto n = static_cast<size_t>(bytes);
+  forOuter(dims, ss, ds, -1, -1, src, dst, [&](const uint8_t* s, uint8_t* d) TACIT_AVX2_PERMUTE {
+    alignas(32) uint8_t in[64], out[64];
+    const uint8_t* from = s;
+    if (bytes != 64) {
+      std::memcpy(in, s, n);  // never read past the block
+      from = in;
+    }
+    __m256i source[4];
+    for (int l = 0; l < lanes; ++l) {
+      source[l] = _mm256_broadcastsi128_si256(
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + 16 * l)));
+    }
+    uint8_t* to = bytes == 64 ? d : out;
+    for (int h = 0; h < halves; ++h) {
+      __m256i v = _mm256_setzero_si256();
+      for (int l = 0; l < lanes; ++l)
+        v = _mm256_or_si256(v,
+                            _mm256_and_si256(sel[h][l], _mm256_shuffle_epi8(source[l], ctrl[h])));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(to + 32 * h), v);
+    }
+    if (bytes != 64) std::memcpy(d, out, n);
+  });
+}
 #endif
+
+}  // namespace
+
+void CopyNest::runBlocks(const uint8_t* src, uint8_t* dst) const {
+  const uint8_t* perm = block_perm_.data();
+#if defined(__x86_64__)
+  switch (simd::level()) {
+    case simd::Level::kAvx512:
+      permuteBlocksAvx512(block_outer_, block_ss_, block_ds_, perm, block_bytes_, src, dst);
+      return;
+    case simd::Level::kAvx2:
+      permuteBlocksAvx2(block_outer_, block_ss_, block_ds_, perm, block_bytes_, src, dst);
+      return;
+    case simd::Level::kGeneric:
+      break;
+  }
+#endif
+  permuteBlocksGeneric(block_outer_, block_ss_, block_ds_, perm, block_bytes_, src, dst);
 }
 
 void CopyNest::run(const void* src, void* dst) const {

@@ -13,11 +13,12 @@
 #include <stdexcept>
 #include <type_traits>
 
-#if defined(__AVX512F__)
+#if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
 #include "hlo_eval/kernels/scalar.h"
+#include "support/simd.h"
 
 namespace tacit::hlo::kernels {
 namespace {
@@ -47,9 +48,11 @@ struct Blocking<P::kU64> {
   static constexpr int64_t kKC = 256, kMC = 64, kNC = 1024;
 };
 
-template <typename T>
+// A vector of kBytes bytes of T (GCC/clang vector extensions: plain + and * per lane, the scalar
+// loop's operations in its order).
+template <typename T, int kBytes>
 struct VecOf {
-  typedef T type __attribute__((vector_size(64)));
+  typedef T type __attribute__((vector_size(kBytes)));
 };
 
 template <P kAcc>
@@ -72,14 +75,15 @@ int64_t roundUp(int64_t x, int64_t m) {
 // (the transposed problem C^T = B^T A^T), so the packed-B lanes are the lhs.
 enum class NanMode { kFast, kExact, kExactRhsFirst };
 
-// The register-tiled inner kernel: an MR x NR tile of C accumulates kc products per element.
-// `first` starts the sums from +0; otherwise they resume from C.
-template <P kAcc, NanMode kMode>
-void microKernel(int64_t kc, const Native<kAcc>* ap, const Native<kAcc>* bp, Native<kAcc>* c,
-                 int64_t ldc, bool first) {
+// kPass vectors of each of the tile's MR rows (see microKernel): bp and c point at the pass's
+// first column.
+template <P kAcc, NanMode kMode, int kBytes, int kPass>
+inline void microPass(int64_t kc, const Native<kAcc>* ap, const Native<kAcc>* bp, Native<kAcc>* c,
+                      int64_t ldc, bool first) {
   using A = Native<kAcc>;
-  using V = typename VecOf<A>::type;
-  constexpr int kMR = Blocking<kAcc>::kMR, kNV = Blocking<kAcc>::kNV, kL = kLanes<kAcc>;
+  using V = typename VecOf<A, kBytes>::type;
+  constexpr int kMR = Blocking<kAcc>::kMR, kNV = kPass, kL = kBytes / static_cast<int>(sizeof(A));
+  constexpr int kN = kNR<kAcc>;
   V acc[kMR][kNV];
 #pragma GCC unroll 16
   for (int r = 0; r < kMR; ++r) {
@@ -96,7 +100,7 @@ void microKernel(int64_t kc, const Native<kAcc>* ap, const Native<kAcc>* bp, Nat
     V b[kNV];
 #pragma GCC unroll 8
     for (int v = 0; v < kNV; ++v)
-      std::memcpy(&b[v], bp + k * kNV * kL + v * kL, sizeof(V));
+      std::memcpy(&b[v], bp + k * kN + v * kL, sizeof(V));
 #pragma GCC unroll 16
     for (int r = 0; r < kMR; ++r) {
       V a = ap[k * kMR + r] - V{};  // broadcast; x - (+0) == x exactly, including -0
@@ -127,8 +131,27 @@ void microKernel(int64_t kc, const Native<kAcc>* ap, const Native<kAcc>* bp, Nat
   }
 }
 
+// The register-tiled inner kernel: an MR x NR tile of C accumulates kc products per element.
+// `first` starts the sums from +0; otherwise they resume from C. kBytes is the vector width the
+// code is compiled for: 64 (AVX-512: the whole tile row in registers at once), 32 (AVX2's 16
+// registers: the row in passes of kPass vectors, each pass over all of k). Each element's sum is
+// the same sequence of operations either way.
+template <P kAcc, int kBytes>
+constexpr int kPassVectors = kBytes == 64 ? kNR<kAcc>* static_cast<int>(sizeof(Native<kAcc>)) / 64
+                                          : std::max(1, 8 / Blocking<kAcc>::kMR);
+
+template <P kAcc, NanMode kMode, int kBytes>
+void microKernel(int64_t kc, const Native<kAcc>* ap, const Native<kAcc>* bp, Native<kAcc>* c,
+                 int64_t ldc, bool first) {
+  constexpr int kL = kBytes / static_cast<int>(sizeof(Native<kAcc>));
+  constexpr int kRow = kNR<kAcc> / kL, kPass = kPassVectors<kAcc, kBytes>;
+  static_assert(kRow % kPass == 0);
+  for (int p = 0; p < kRow; p += kPass)
+    microPass<kAcc, kMode, kBytes, kPass>(kc, ap, bp + p * kL, c + p * kL, ldc, first);
+}
+
 // A partial tile (mr < MR or nr < NR) runs the same kernel on a local copy of C.
-template <P kAcc, NanMode kMode>
+template <P kAcc, NanMode kMode, int kBytes>
 void edgeKernel(int64_t kc, const Native<kAcc>* ap, const Native<kAcc>* bp, Native<kAcc>* c,
                 int64_t ldc, bool first, int64_t mr, int64_t nr) {
   constexpr int kMR = Blocking<kAcc>::kMR, kN = kNR<kAcc>;
@@ -137,13 +160,13 @@ void edgeKernel(int64_t kc, const Native<kAcc>* ap, const Native<kAcc>* bp, Nati
     for (int64_t r = 0; r < mr; ++r)
       std::memcpy(tile + r * kN, c + r * ldc, sizeof(tile[0]) * nr);
   }
-  microKernel<kAcc, kMode>(kc, ap, bp, tile, kN, first);
+  microKernel<kAcc, kMode, kBytes>(kc, ap, bp, tile, kN, first);
   for (int64_t r = 0; r < mr; ++r)
     std::memcpy(c + r * ldc, tile + r * kN, sizeof(tile[0]) * nr);
 }
 
 // Runs the MR x NR tiles of an mc x nc block of C over one packed k block.
-template <P kAcc, NanMode kMode>
+template <P kAcc, NanMode kMode, int kBytes>
 void blockKernels(const Native<kAcc>* pa, const Native<kAcc>* pb, Native<kAcc>* c, int64_t ldc,
                   int64_t mc, int64_t nc, int64_t kc, bool first) {
   constexpr int kMR = Blocking<kAcc>::kMR, kN = kNR<kAcc>;
@@ -155,12 +178,46 @@ void blockKernels(const Native<kAcc>* pa, const Native<kAcc>* pb, Native<kAcc>* 
       const Native<kAcc>* ap = pa + (ir / kMR) * kMR * kc;
       Native<kAcc>* ct = c + ir * ldc + jr;
       if (mr == kMR && nr == kN) {
-        microKernel<kAcc, kMode>(kc, ap, bp, ct, ldc, first);
+        microKernel<kAcc, kMode, kBytes>(kc, ap, bp, ct, ldc, first);
       } else {
-        edgeKernel<kAcc, kMode>(kc, ap, bp, ct, ldc, first, mr, nr);
+        edgeKernel<kAcc, kMode, kBytes>(kc, ap, bp, ct, ldc, first, mr, nr);
       }
     }
   }
+}
+
+using BlockKernelsFn = void (*)(const void* pa, const void* pb, void* c, int64_t ldc, int64_t mc,
+                                int64_t nc, int64_t kc, bool first);
+
+template <P kAcc, NanMode kMode>
+void blockKernelsBaseline(const void* pa, const void* pb, void* c, int64_t ldc, int64_t mc,
+                          int64_t nc, int64_t kc, bool first) {
+  blockKernels<kAcc, kMode, 32>(static_cast<const Native<kAcc>*>(pa),
+                                static_cast<const Native<kAcc>*>(pb), static_cast<Native<kAcc>*>(c),
+                                ldc, mc, nc, kc, first);
+}
+
+#if defined(__x86_64__)
+// The same template compiled for AVX-512 (flatten: every kernel it calls is inlined, hence
+// compiled for AVX-512 too).
+template <P kAcc, NanMode kMode>
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), flatten)) void blockKernelsAvx512(
+    const void* pa, const void* pb, void* c, int64_t ldc, int64_t mc, int64_t nc, int64_t kc,
+    bool first) {
+  blockKernels<kAcc, kMode, 64>(static_cast<const Native<kAcc>*>(pa),
+                                static_cast<const Native<kAcc>*>(pb), static_cast<Native<kAcc>*>(c),
+                                ldc, mc, nc, kc, first);
+}
+#endif
+
+// The block kernels for the SIMD level (support/simd.h): 64-byte vectors at avx512, 32-byte ones
+// (the x86-64-v3 baseline's AVX2) below it.
+template <P kAcc, NanMode kMode>
+BlockKernelsFn blockKernelsFor() {
+#if defined(__x86_64__)
+  if (simd::level() >= simd::Level::kAvx512) return &blockKernelsAvx512<kAcc, kMode>;
+#endif
+  return &blockKernelsBaseline<kAcc, kMode>;
 }
 
 // Whether any of n packed values is a NaN (integers: never): the largest magnitude's bits exceed
@@ -235,15 +292,25 @@ PackFn<kAcc> packBFor(P src) {
   return dispatchEvaluable(src, [&]<P kSrc>() -> PackFn<kAcc> { return &packB<kSrc, kAcc>; });
 }
 
-#if defined(__AVX512F__) && defined(__AVX512VNNI__)
-// ---- int8/int16 GEMM on AVX512-VNNI ------------------------------------------------------------
-// vpdpwssd adds two s16 x s16 products to each 32-bit lane modulo 2^32. Operands that fit s16
-// (s8, u8, s16) are packed as pairs of consecutive k, and the wrap-around sums are exactly the
-// generic kernel's (integer sums modulo 2^32 do not depend on the order).
-constexpr bool kHaveVnni = true;
+// ---- int8/int16 GEMM on pairs of k ----------------------------------------------------------
+// Operands that fit s16 (s8, u8, s16) are packed as pairs of consecutive k, one 32-bit word per
+// pair, and each 32-bit lane adds the two s16 x s16 products modulo 2^32: AVX-512 VNNI's vpdpwssd
+// does it in one instruction, AVX2's vpmaddwd + vpaddd in two (vpmaddwd's pair sum wraps only for
+// two products of -32768 x -32768, and then to exactly the modular sum), the generic kernel in
+// C++. The wrap-around sums are exactly the unpaired kernel's: integer sums modulo 2^32 do not
+// depend on the order. The pair path is chosen when the workspace is made (GemmWorkspace), the
+// micro-kernel at each call by the SIMD level (support/simd.h), so a level change between the two
+// still computes the same sums.
 
-bool vnniOperand(P t) {
+bool pairOperand(P t) {
   return t == P::kS8 || t == P::kU8 || t == P::kS16;
+}
+
+// Whether a workspace for these operands should use the pair path: with a SIMD pair kernel only
+// (the generic pair kernel is no faster than the unpaired one; it exists for level changes).
+bool usePairs(P acc, P a_type, P b_type) {
+  return acc == P::kU32 && pairOperand(a_type) && pairOperand(b_type) &&
+         simd::level() >= simd::Level::kAvx2;
 }
 
 template <P kSrc>
@@ -326,8 +393,76 @@ PairPackAFn pairPackB(P t) {
   return &packBPairs<P::kS16>;
 }
 
-void vnniKernel(int64_t kp, const uint32_t* ap, const uint32_t* bp, uint32_t* c, int64_t ldc,
-                bool first) {
+using PairKernelFn = void (*)(int64_t kp, const uint32_t* ap, const uint32_t* bp, uint32_t* c,
+                              int64_t ldc, bool first);
+
+// C (MR x NR) = (first ? 0 : C) + the kp packed pairs of A's panel times B's.
+void pairKernelGeneric(int64_t kp, const uint32_t* ap, const uint32_t* bp, uint32_t* c, int64_t ldc,
+                       bool first) {
+  constexpr int kMR = Blocking<P::kU32>::kMR, kN = kNR<P::kU32>;
+  auto product = [](uint32_t a, uint32_t b, int half) {
+    auto lane = [half](uint32_t w) { return static_cast<int16_t>(w >> (16 * half)); };
+    return static_cast<uint32_t>(int32_t{lane(a)} * int32_t{lane(b)});
+  };
+  for (int r = 0; r < kMR; ++r) {
+    for (int j = 0; j < kN; ++j) {
+      uint32_t sum = first ? 0 : c[r * ldc + j];
+      for (int64_t q = 0; q < kp; ++q) {
+        uint32_t a = ap[q * kMR + r], b = bp[q * kN + j];
+        sum += product(a, b, 0) + product(a, b, 1);
+      }
+      c[r * ldc + j] = sum;
+    }
+  }
+}
+
+#if defined(__x86_64__)
+// Four rows by 16 columns of the MR x NR tile per pass (11 of AVX2's 16 registers).
+template <int kRow, int kCol>
+__attribute__((target("avx2"), always_inline)) inline void pairQuarterAvx2(
+    int64_t kp, const uint32_t* ap, const uint32_t* bp, uint32_t* c, int64_t ldc, bool first) {
+  constexpr int kMR = Blocking<P::kU32>::kMR, kN = kNR<P::kU32>;
+  __m256i acc[4][2];
+#pragma GCC unroll 4
+  for (int r = 0; r < 4; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < 2; ++v) {
+      auto* at = reinterpret_cast<__m256i*>(c + (kRow + r) * ldc + kCol + v * 8);
+      acc[r][v] = first ? _mm256_setzero_si256() : _mm256_loadu_si256(at);
+    }
+  }
+  for (int64_t q = 0; q < kp; ++q) {
+    const auto* b = reinterpret_cast<const __m256i*>(bp + q * kN + kCol);
+    __m256i b0 = _mm256_loadu_si256(b), b1 = _mm256_loadu_si256(b + 1);
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) {
+      __m256i a = _mm256_set1_epi32(static_cast<int>(ap[q * kMR + kRow + r]));
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(a, b0));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(a, b1));
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < 4; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < 2; ++v) {
+      auto* at = reinterpret_cast<__m256i*>(c + (kRow + r) * ldc + kCol + v * 8);
+      _mm256_storeu_si256(at, acc[r][v]);
+    }
+  }
+}
+
+__attribute__((target("avx2"))) void pairKernelAvx2(int64_t kp, const uint32_t* ap,
+                                                    const uint32_t* bp, uint32_t* c, int64_t ldc,
+                                                    bool first) {
+  static_assert(Blocking<P::kU32>::kMR == 8 && kNR<P::kU32> == 32);
+  pairQuarterAvx2<0, 0>(kp, ap, bp, c, ldc, first);
+  pairQuarterAvx2<0, 16>(kp, ap, bp, c, ldc, first);
+  pairQuarterAvx2<4, 0>(kp, ap, bp, c, ldc, first);
+  pairQuarterAvx2<4, 16>(kp, ap, bp, c, ldc, first);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void pairKernelAvx512(
+    int64_t kp, const uint32_t* ap, const uint32_t* bp, uint32_t* c, int64_t ldc, bool first) {
   constexpr int kMR = Blocking<P::kU32>::kMR, kNV = Blocking<P::kU32>::kNV, kN = kNR<P::kU32>;
   __m512i acc[kMR][kNV];
 #pragma GCC unroll 16
@@ -358,11 +493,28 @@ void vnniKernel(int64_t kp, const uint32_t* ap, const uint32_t* bp, uint32_t* c,
   }
 }
 
-void gemmVnni(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, int64_t k,
-              uint32_t* c, int64_t ldc, GemmWorkspace& ws) {
+#endif
+
+PairKernelFn pairKernel() {
+#if defined(__x86_64__)
+  switch (simd::level()) {
+    case simd::Level::kAvx512:
+      return &pairKernelAvx512;
+    case simd::Level::kAvx2:
+      return &pairKernelAvx2;
+    case simd::Level::kGeneric:
+      break;
+  }
+#endif
+  return &pairKernelGeneric;
+}
+
+void gemmPairs(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, int64_t k,
+               uint32_t* c, int64_t ldc, GemmWorkspace& ws) {
   using B = Blocking<P::kU32>;
   constexpr int kMR = B::kMR, kN = kNR<P::kU32>;
   PairPackAFn pack_a = pairPackA(a.type), pack_b = pairPackB(b.type);
+  const PairKernelFn kernel = pairKernel();
   auto* pa = reinterpret_cast<uint32_t*>(ws.packedA());
   auto* pb = reinterpret_cast<uint32_t*>(ws.packedB());
   for (int64_t jc = 0; jc < n; jc += B::kNC) {
@@ -381,7 +533,7 @@ void gemmVnni(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, in
             const uint32_t* ap = pa + (ir / kMR) * kMR * kp;
             uint32_t* ct = c + (ic + ir) * ldc + jc + jr;
             if (mr == kMR && nr == kN) {
-              vnniKernel(kp, ap, bp, ct, ldc, pc == 0);
+              kernel(kp, ap, bp, ct, ldc, pc == 0);
               continue;
             }
             alignas(64) uint32_t tile[kMR * kN] = {};
@@ -389,7 +541,7 @@ void gemmVnni(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, in
               for (int64_t r = 0; r < mr; ++r)
                 std::memcpy(tile + r * kN, ct + r * ldc, sizeof(uint32_t) * nr);
             }
-            vnniKernel(kp, ap, bp, tile, kN, pc == 0);
+            kernel(kp, ap, bp, tile, kN, pc == 0);
             for (int64_t r = 0; r < mr; ++r)
               std::memcpy(ct + r * ldc, tile + r * kN, sizeof(uint32_t) * nr);
           }
@@ -398,14 +550,6 @@ void gemmVnni(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, in
     }
   }
 }
-#else
-constexpr bool kHaveVnni = false;
-bool vnniOperand(P) {
-  return false;
-}
-void gemmVnni(const MatrixView&, const MatrixView&, int64_t, int64_t, int64_t, uint32_t*, int64_t,
-              GemmWorkspace&) {}
-#endif
 
 // kRhsFirst: a and b are the dot's rhs and lhs transposed (see NanMode).
 template <P kAcc, bool kRhsFirst>
@@ -420,13 +564,18 @@ void gemmTyped(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, i
     return;
   }
   if constexpr (kAcc == P::kU32) {
-    if (kHaveVnni && vnniOperand(a.type) && vnniOperand(b.type)) {
-      gemmVnni(a, b, m, n, k, c, ldc, ws);
+    if (ws.pairsOnly()) {
+      if (!pairOperand(a.type) || !pairOperand(b.type))
+        throw std::logic_error("gemm: workspace made for int8/int16 operands");
+      gemmPairs(a, b, m, n, k, c, ldc, ws);
       return;
     }
   }
   if (ws.pairsOnly()) throw std::logic_error("gemm: workspace made for int8/int16 operands");
   PackFn<kAcc> pack_a = packAFor<kAcc>(a.type), pack_b = packBFor<kAcc>(b.type);
+  constexpr NanMode kExactMode = kRhsFirst ? NanMode::kExactRhsFirst : NanMode::kExact;
+  const BlockKernelsFn fast = blockKernelsFor<kAcc, NanMode::kFast>();
+  const BlockKernelsFn exact = blockKernelsFor<kAcc, kExactMode>();
   auto* pa = reinterpret_cast<Native<kAcc>*>(ws.packedA());
   auto* pb = reinterpret_cast<Native<kAcc>*>(ws.packedB());
   for (int64_t jc = 0; jc < n; jc += B::kNC) {
@@ -445,12 +594,11 @@ void gemmTyped(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, i
         Native<kAcc>* cb = c + ic * ldc + jc;
         if constexpr (kAcc == P::kF32 || kAcc == P::kF64) {
           if (nan_seen) {
-            constexpr NanMode kMode = kRhsFirst ? NanMode::kExactRhsFirst : NanMode::kExact;
-            blockKernels<kAcc, kMode>(pa, pb, cb, ldc, mc, nc, kc, first);
+            exact(pa, pb, cb, ldc, mc, nc, kc, first);
             continue;
           }
         }
-        blockKernels<kAcc, NanMode::kFast>(pa, pb, cb, ldc, mc, nc, kc, first);
+        fast(pa, pb, cb, ldc, mc, nc, kc, first);
       }
     }
   }
@@ -513,11 +661,9 @@ decltype(auto) dispatchAcc(P acc, Fn&& fn) {
 }  // namespace
 
 GemmWorkspace::GemmWorkspace(P acc, int64_t m, int64_t n, int64_t k, P a_type, P b_type)
-    : GemmWorkspace(acc, m, n,
-                    acc == P::kU32 && kHaveVnni && vnniOperand(a_type) && vnniOperand(b_type)
-                        ? (k + 1) / 2  // a pair of k per 32-bit word
-                        : k) {
-  pairs_only_ = acc == P::kU32 && kHaveVnni && vnniOperand(a_type) && vnniOperand(b_type);
+    : GemmWorkspace(acc, m, n, usePairs(acc, a_type, b_type) ? (k + 1) / 2 : k) {
+  // a pair of k per 32-bit word
+  pairs_only_ = usePairs(acc, a_type, b_type);
 }
 
 GemmWorkspace::GemmWorkspace(P acc, int64_t m, int64_t n, int64_t k) {
