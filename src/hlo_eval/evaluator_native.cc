@@ -1,182 +1,17 @@
 // Native elementwise runs: a fused run of elementwise steps (evaluator_elementwise.cc) compiled
-// to AVX-512 machine code with Xbyak (at SIMD level avx512 only), eight elements per group, every
-// value the run computes held in a register from the instruction that computes it to its last
-// reader. The interpreted run writes each step's chunk to L1 and reads it back; here only the run's
-// inputs are loaded and only the values read after the run are stored. Each operation is the x86
-// instruction whose result is, element for element, the scalar semantics of kernels/scalar.h
-// (docs/numerics.md, "Native elementwise runs"); a run with any other operation or type stays
-// interpreted.
-#include <xbyak/xbyak.h>
-
-#include <algorithm>
-#include <optional>
-
-#include "hlo_eval/evaluator_plan.h"
-#include "support/simd.h"
+// to machine code with Xbyak (at the avx512 SIMD level AVX-512 code, at avx2 the AVX2 forms of
+// evaluator_native_avx2.cc), eight elements per group, every value the run computes held in a
+// register from the instruction that computes it to its last reader. This file: the run's plan,
+// registers and loop, and the AVX-512 instructions. The interpreted run writes each step's chunk to
+// L1 and reads it back; here only the run's inputs are loaded and only the values read after the
+// run are stored. Each operation is the x86 instruction whose result is, element for element, the
+// scalar semantics of kernels/scalar.h (docs/numerics.md, "Native elementwise runs"); a run with
+// any other operation or type stays interpreted.
+#include "hlo_eval/native_run_generator.h"
 
 namespace tacit::hlo::detail {
-namespace {
+namespace native {
 
-using P = PrimitiveType;
-using O = HloOpcode;
-using D = ComparisonDirection;
-
-constexpr int64_t kLanes = 8;  // elements per group: one zmm of 64-bit values, one ymm of 32-bit
-
-// The generator emits AVX-512 F/VL/DQ/BW code: runs are compiled only at that SIMD level (an
-// override below it, support/simd.h, keeps them interpreted).
-bool avx512Level() {
-  return simd::level() >= simd::Level::kAvx512;
-}
-
-// Bytes of an element in memory: 1 (pred, a mask register's bit in code), 4 (a ymm lane) or 8
-// (a zmm lane); 0 for a type the generator does not handle.
-int laneBytes(P t) {
-  switch (t) {
-    case P::kPred:
-      return 1;
-    case P::kS32:
-    case P::kU32:
-    case P::kF32:
-      return 4;
-    case P::kS64:
-    case P::kU64:
-    case P::kF64:
-      return 8;
-    default:
-      return 0;
-  }
-}
-
-bool isFloatType(P t) {
-  return t == P::kF32 || t == P::kF64;
-}
-bool isUnsignedType(P t) {
-  return t == P::kU32 || t == P::kU64;
-}
-
-// The element type of operand `o` of `op`.
-P operandType(const ElementwiseOp& op, int o) {
-  if (op.opcode == O::kSelect && o == 0) return P::kPred;
-  return op.type;
-}
-
-// vcmp predicate for an IEEE compare: ordered except NE, which is true for NaN (as C++'s !=).
-int floatPredicate(D d) {
-  switch (d) {
-    case D::kEq:
-      return 0x00;  // EQ_OQ
-    case D::kNe:
-      return 0x04;  // NEQ_UQ
-    case D::kLt:
-      return 0x11;  // LT_OQ
-    case D::kLe:
-      return 0x12;  // LE_OQ
-    case D::kGt:
-      return 0x1E;  // GT_OQ
-    case D::kGe:
-      return 0x1D;  // GE_OQ
-  }
-  return -1;
-}
-
-// vpcmp predicate (signed or unsigned by the instruction chosen).
-int intPredicate(D d) {
-  switch (d) {
-    case D::kEq:
-      return 0;
-    case D::kLt:
-      return 1;
-    case D::kLe:
-      return 2;
-    case D::kNe:
-      return 4;
-    case D::kGe:
-      return 5;  // not less than
-    case D::kGt:
-      return 6;  // not less than or equal
-  }
-  return -1;
-}
-
-// A register holding eight elements: a vector register (zmm for 64-bit lanes, ymm for 32-bit) or
-// an opmask register (pred).
-struct Reg {
-  bool mask = false;
-  int idx = -1;
-  int bytes = 0;  // lane bytes
-};
-
-class RunGenerator final : public Xbyak::CodeGenerator {
- public:
-  // Unsupported is thrown for a run the generator cannot compile (the run stays interpreted).
-  struct Unsupported {};
-
-  // Up to this many groups of eight elements are straight-line code, more a loop.
-  static constexpr int64_t kMaxUnrolled = 4;
-
-  // The code grows from one page as it is written (read-write), and is made read-execute when
-  // complete (readyRE): never writable and executable at once.
-  RunGenerator() : CodeGenerator(4096, Xbyak::AutoGrow) {}
-  size_t bytesHeld() const { return maxSize_; }  // the pages it holds
-
-  // Emits the loop; code->args receives the slot behind each base pointer the code uses.
-  void generate(const std::vector<FusedOp>& ops, NativeCode* code);
-
- private:
-  // Calling convention (System V): rdi = the base pointers, rsi = n. rax is the element index,
-  // rdx the index within a kFusedChunk period (periodic constants); r8-r11 hold the first four
-  // base pointers, rcx any other. zmm31 / xmm31 is the staging register of pred loads and stores.
-  static constexpr int kStaging = 31;
-  static constexpr size_t kBaseRegisters = 4;
-  // Vector operands equal in every element (broadcast scalars, uniform constants) are broadcast
-  // into registers of their own once, before the loop: at most this many.
-  static constexpr size_t kMaxHoisted = 8;
-
-  void plan(const std::vector<FusedOp>& ops);
-  void prologue();
-  struct Hoisted;
-  Hoisted* hoistedOf(int slot, int bytes);
-  // r8..r11 (members of the generator: not shareable between generators).
-  const Xbyak::Reg64& baseRegister(size_t a) const {
-    return a == 0 ? r8 : a == 1 ? r9 : a == 2 ? r10 : r11;
-  }
-
-  void emitOp(const FusedOp& op, size_t k);
-  Reg operand(const FusedOp& op, int o);
-  Reg allocate(int bytes);
-  void release(const Reg& r);
-  const Xbyak::Reg64& loadBase(int slot, bool store);
-  Xbyak::Address element(const Xbyak::Reg64& base, int bytes, bool periodic);
-  void store(const FusedRef& ref, const Reg& r);
-  void emitUnary(const ElementwiseOp& d, const Reg& x, const Reg& y);
-  void emitBinary(const ElementwiseOp& d, const Reg& a, const Reg& b, const Reg& y);
-  static Xbyak::Xmm vec(const Reg& r) {
-    return r.bytes == 8 ? Xbyak::Xmm(Xbyak::Zmm(r.idx)) : Xbyak::Xmm(Xbyak::Ymm(r.idx));
-  }
-  static Xbyak::Opmask mask(const Reg& r) { return Xbyak::Opmask(r.idx); }
-
-  NativeCode* code_ = nullptr;
-  bool stored_any_ = false;
-  std::vector<int64_t> last_read_;        // per slot: the last op of the run reading it
-  std::vector<std::optional<Reg>> held_;  // per slot: the register holding its value
-  std::vector<int> slot_bytes_;           // per slot: its lane bytes (one view per run)
-  std::vector<Reg> temps_;                // loaded operands of the current op
-  // Operands broadcast before the loop: a constant's value is embedded in the code (after its
-  // last instruction), a runtime scalar is read through its base pointer.
-  struct Hoisted {
-    int slot = -1;
-    int bytes = 0;
-    const uint8_t* value = nullptr;  // the constant's first element
-    Xbyak::Label label;
-  };
-  std::vector<Hoisted> hoisted_;
-  bool periodic_ = false;  // an operand repeats with period kFusedChunk: rdx is needed
-  bool free_vec_[31] = {};
-  bool free_mask_[8] = {};
-};
-
-// Whether operand o has one value in every element: a broadcast scalar or a uniform constant.
 bool uniformOperand(const FusedOp& op, int o) {
   const FusedRef& r = op.in[o];
   return r.uniform || (r.mode == FusedRef::Mode::kFixed && op.desc.stride[o] == 0);
@@ -242,10 +77,12 @@ void RunGenerator::plan(const std::vector<FusedOp>& ops) {
       last_read_[static_cast<size_t>(ops[k].in[o].slot)] = static_cast<int64_t>(k);
   }
   std::fill(std::begin(free_vec_), std::end(free_vec_), true);
-  std::fill(std::begin(free_mask_), std::end(free_mask_), true);
+  std::fill(std::begin(free_mask_), std::end(free_mask_), !avx2_);
   free_mask_[0] = false;  // k0 means "no mask" in EVEX encodings
+  if (avx2_) std::fill(std::begin(free_vec_) + kAvx2Registers, std::end(free_vec_), false);
   std::vector<bool> computed(static_cast<size_t>(slots), false);
-  hoisted_.reserve(kMaxHoisted);  // `h` below points into it
+  const size_t max_hoisted = avx2_ ? kMaxHoistedAvx2 : kMaxHoisted;
+  hoisted_.reserve(max_hoisted);  // `h` below points into it
   auto use = [&](int slot, bool store) {
     std::vector<int>& args = code_->args;
     auto it = std::find(args.begin(), args.end(), slot);
@@ -263,7 +100,7 @@ void RunGenerator::plan(const std::vector<FusedOp>& ops) {
       int bytes = laneBytes(operandType(op.desc, o));
       bool uniform = uniformOperand(op, o);
       Hoisted* h = hoistedOf(ref.slot, bytes);
-      if (h == nullptr && uniform && bytes > 1 && hoisted_.size() < kMaxHoisted) {
+      if (h == nullptr && uniform && bytes > 1 && hoisted_.size() < max_hoisted) {
         hoisted_.emplace_back();
         h = &hoisted_.back();
         h->slot = ref.slot;
@@ -285,7 +122,9 @@ void RunGenerator::prologue() {
   for (Hoisted& h : hoisted_) {
     Reg r = allocate(h.bytes);
     Xbyak::Address from = h.value != nullptr ? ptr[rip + h.label] : ptr[loadBase(h.slot, false)];
-    if (h.bytes == 8) {
+    if (avx2_) {
+      broadcastAvx2(r, from);
+    } else if (h.bytes == 8) {
       vbroadcastsd(Xbyak::Zmm(r.idx), from);
     } else {
       vbroadcastss(vec(r), from);
@@ -324,14 +163,16 @@ void RunGenerator::emitOp(const FusedOp& op, size_t k) {
   Reg y = allocate(out_bytes);
   switch (d.kind) {
     case ElementwiseOp::Kind::kUnary:
-      emitUnary(d, in[0], y);
+      avx2_ ? emitUnaryAvx2(d, in[0], y) : emitUnary(d, in[0], y);
       break;
     case ElementwiseOp::Kind::kBinary:
-      emitBinary(d, in[0], in[1], y);
+      avx2_ ? emitBinaryAvx2(d, in[0], in[1], y) : emitBinary(d, in[0], in[1], y);
       break;
     case ElementwiseOp::Kind::kSelect:
-      if (y.mask) throw Unsupported{};
-      if (y.bytes == 8) {
+      if (y.mask || y.bytes == 1) throw Unsupported{};
+      if (avx2_) {
+        emitSelectAvx2(in[0], in[1], in[2], y);
+      } else if (y.bytes == 8) {
         vblendmpd(vec(y) | mask(in[0]), vec(in[2]), vec(in[1]));
       } else {
         vblendmps(vec(y) | mask(in[0]), vec(in[2]), vec(in[1]));
@@ -370,7 +211,9 @@ Reg RunGenerator::operand(const FusedOp& op, int o) {
   Reg r = allocate(bytes);
   temps_.push_back(r);
   const Xbyak::Reg64& base = loadBase(ref.slot, false);
-  if (bytes == 1) {
+  if (avx2_) {
+    loadAvx2(r, base, scalar, periodic);
+  } else if (bytes == 1) {
     Xbyak::Xmm staging(kStaging);
     if (scalar) {
       vpbroadcastb(staging, ptr[base]);
@@ -393,21 +236,25 @@ Reg RunGenerator::operand(const FusedOp& op, int o) {
 Reg RunGenerator::allocate(int bytes) {
   Reg r;
   r.bytes = bytes;
-  r.mask = bytes == 1;
+  r.mask = bytes == 1 && !avx2_;
   bool* free = r.mask ? free_mask_ : free_vec_;
   int count = r.mask ? 8 : 31;
-  for (int i = 0; i < count; ++i) {
-    if (free[i]) {
-      free[i] = false;
-      r.idx = i;
-      return r;
-    }
+  // AVX2's 64-bit values take two registers, the lower one first (elements 0-3).
+  for (int* slot : {&r.idx, &r.idx2}) {
+    if (slot == &r.idx2 && !(avx2_ && bytes == 8)) break;
+    int i = 0;
+    while (i < count && !free[i])
+      ++i;
+    if (i == count) throw Unsupported{};  // more live values than registers: no spilling
+    free[i] = false;
+    *slot = i;
   }
-  throw Unsupported{};  // more live values than registers: no spilling
+  return r;
 }
 
 void RunGenerator::release(const Reg& r) {
   (r.mask ? free_mask_ : free_vec_)[r.idx] = true;
+  if (r.idx2 >= 0) free_vec_[r.idx2] = true;
 }
 
 // The register holding slot's base pointer (the first four are loaded by the prologue).
@@ -432,7 +279,9 @@ Xbyak::Address RunGenerator::element(const Xbyak::Reg64& base, int bytes, bool p
 
 void RunGenerator::store(const FusedRef& ref, const Reg& r) {
   const Xbyak::Reg64& base = loadBase(ref.slot, true);
-  if (r.mask) {
+  if (avx2_) {
+    storeAvx2(base, r);
+  } else if (r.mask) {
     Xbyak::Xmm staging(kStaging);
     vpmovm2b(staging, mask(r));  // 0xff per true element
     vpabsb(staging, staging);    // 0x01
@@ -625,18 +474,20 @@ class NativeRunStep final : public Step {
   std::vector<uint8_t*> bases_;
 };
 
-}  // namespace
+}  // namespace native
 
 std::unique_ptr<Step> compileNativeRun(const std::vector<FusedOp>& ops, int64_t n) {
-  if (n <= 0 || n % kLanes != 0 || ops.empty() || !avx512Level()) return nullptr;
+  const simd::Level level = simd::level();
+  if (n <= 0 || n % native::kLanes != 0 || ops.empty() || level < simd::Level::kAvx2)
+    return nullptr;
   try {
-    auto generator = std::make_unique<RunGenerator>();
+    auto generator = std::make_unique<native::RunGenerator>(level < simd::Level::kAvx512);
     NativeCode code;
     code.n = n;
     generator->generate(ops, &code);
     generator->readyRE();
-    return std::make_unique<NativeRunStep>(std::move(generator), std::move(code));
-  } catch (const RunGenerator::Unsupported&) {
+    return std::make_unique<native::NativeRunStep>(std::move(generator), std::move(code));
+  } catch (const native::RunGenerator::Unsupported&) {
     return nullptr;
   } catch (const Xbyak::Error&) {  // memory, or its protection, refused
     return nullptr;
