@@ -61,12 +61,13 @@ template <typename E, typename Body>
 void forOuter(const std::vector<int64_t>& dims, const std::vector<int64_t>& ss,
               const std::vector<int64_t>& ds, int skip_a, int skip_b, const E* src, E* dst,
               Body&& body) {
-  int64_t idx[kMaxRank] = {};
+  int64_t idx[kMaxRank];  // only the first n are used: zeroing all 64 cost a rep stos per copy
   int outer[kMaxRank];
   int n = 0;
   for (int d = 0; d < static_cast<int>(dims.size()); ++d) {
     if (d != skip_a && d != skip_b) outer[n++] = d;
   }
+  std::fill_n(idx, n, int64_t{0});
   while (true) {
     body(src, dst);
     int k = n - 1;

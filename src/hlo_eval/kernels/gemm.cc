@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
@@ -155,8 +156,9 @@ template <P kAcc, NanMode kMode, int kBytes>
 void edgeKernel(int64_t kc, const Native<kAcc>* ap, const Native<kAcc>* bp, Native<kAcc>* c,
                 int64_t ldc, bool first, int64_t mr, int64_t nr) {
   constexpr int kMR = Blocking<kAcc>::kMR, kN = kNR<kAcc>;
-  alignas(64) Native<kAcc> tile[kMR * kN] = {};
+  alignas(64) Native<kAcc> tile[kMR * kN];  // filled only when read (see gemmPairsWith)
   if (!first) {
+    std::fill(std::begin(tile), std::end(tile), Native<kAcc>{});
     for (int64_t r = 0; r < mr; ++r)
       std::memcpy(tile + r * kN, c + r * ldc, sizeof(tile[0]) * nr);
   }
@@ -495,26 +497,14 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void pairKernelAvx512(
 
 #endif
 
-PairKernelFn pairKernel() {
-#if defined(__x86_64__)
-  switch (simd::level()) {
-    case simd::Level::kAvx512:
-      return &pairKernelAvx512;
-    case simd::Level::kAvx2:
-      return &pairKernelAvx2;
-    case simd::Level::kGeneric:
-      break;
-  }
-#endif
-  return &pairKernelGeneric;
-}
-
-void gemmPairs(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, int64_t k,
-               uint32_t* c, int64_t ldc, GemmWorkspace& ws) {
+// The blocked loops around one pair micro-kernel (a template argument, so that each level's
+// instantiation below inlines its kernel).
+template <PairKernelFn kKernel>
+inline void gemmPairsWith(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, int64_t k,
+                          uint32_t* c, int64_t ldc, GemmWorkspace& ws) {
   using B = Blocking<P::kU32>;
   constexpr int kMR = B::kMR, kN = kNR<P::kU32>;
   PairPackAFn pack_a = pairPackA(a.type), pack_b = pairPackB(b.type);
-  const PairKernelFn kernel = pairKernel();
   auto* pa = reinterpret_cast<uint32_t*>(ws.packedA());
   auto* pb = reinterpret_cast<uint32_t*>(ws.packedB());
   for (int64_t jc = 0; jc < n; jc += B::kNC) {
@@ -533,15 +523,18 @@ void gemmPairs(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, i
             const uint32_t* ap = pa + (ir / kMR) * kMR * kp;
             uint32_t* ct = c + (ic + ir) * ldc + jc + jr;
             if (mr == kMR && nr == kN) {
-              kernel(kp, ap, bp, ct, ldc, pc == 0);
+              kKernel(kp, ap, bp, ct, ldc, pc == 0);
               continue;
             }
-            alignas(64) uint32_t tile[kMR * kN] = {};
+            // Filled only when the kernel reads it (it writes every lane; a first k block reads
+            // none): zeroing 1 KiB per edge tile was an eighth of a 16x16 Gemmini matmul.
+            alignas(64) uint32_t tile[kMR * kN];
             if (pc != 0) {
+              std::fill(std::begin(tile), std::end(tile), 0u);
               for (int64_t r = 0; r < mr; ++r)
                 std::memcpy(tile + r * kN, ct + r * ldc, sizeof(uint32_t) * nr);
             }
-            kernel(kp, ap, bp, tile, kN, pc == 0);
+            kKernel(kp, ap, bp, tile, kN, pc == 0);
             for (int64_t r = 0; r < mr; ++r)
               std::memcpy(ct + r * ldc, tile + r * kN, sizeof(uint32_t) * nr);
           }
@@ -549,6 +542,40 @@ void gemmPairs(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, i
       }
     }
   }
+}
+
+using GemmPairsFn = void (*)(const MatrixView&, const MatrixView&, int64_t, int64_t, int64_t,
+                             uint32_t*, int64_t, GemmWorkspace&);
+
+#if defined(__x86_64__)
+// The loops compiled for each level with its kernel inlined (flatten): small problems (Gemmini's
+// 16x16 tiles) spend as much in the packing and edge tiles as in the kernel.
+__attribute__((target("avx512f,avx512bw,avx512vnni"), flatten)) void gemmPairsAvx512(
+    const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, int64_t k, uint32_t* c,
+    int64_t ldc, GemmWorkspace& ws) {
+  gemmPairsWith<&pairKernelAvx512>(a, b, m, n, k, c, ldc, ws);
+}
+__attribute__((target("avx2"), flatten)) void gemmPairsAvx2(const MatrixView& a,
+                                                            const MatrixView& b, int64_t m,
+                                                            int64_t n, int64_t k, uint32_t* c,
+                                                            int64_t ldc, GemmWorkspace& ws) {
+  gemmPairsWith<&pairKernelAvx2>(a, b, m, n, k, c, ldc, ws);
+}
+#endif
+
+void gemmPairs(const MatrixView& a, const MatrixView& b, int64_t m, int64_t n, int64_t k,
+               uint32_t* c, int64_t ldc, GemmWorkspace& ws) {
+#if defined(__x86_64__)
+  switch (simd::level()) {
+    case simd::Level::kAvx512:
+      return gemmPairsAvx512(a, b, m, n, k, c, ldc, ws);
+    case simd::Level::kAvx2:
+      return gemmPairsAvx2(a, b, m, n, k, c, ldc, ws);
+    case simd::Level::kGeneric:
+      break;
+  }
+#endif
+  gemmPairsWith<&pairKernelGeneric>(a, b, m, n, k, c, ldc, ws);
 }
 
 // kRhsFirst: a and b are the dot's rhs and lhs transposed (see NanMode).
