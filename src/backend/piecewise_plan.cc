@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 
-#include "hlo/attributes.h"
 #include "hlo/builder.h"
+#include "hlo/opcode.h"
 #include "isel/kernel.h"
 #include "support/diagnostic.h"
 
@@ -18,21 +18,20 @@ using hlo::HloComputation;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 
+// Whether each result element depends only on the operands' elements at its own index: the
+// elementwise categories of the opcode table, and the conversions that keep the dimensions.
 bool elementwise(const HloInstruction& inst) {
-  switch (inst.opcode()) {
-    case HloOpcode::kCompare:
-    case HloOpcode::kConvert:
-    case HloOpcode::kSelect:
-    case HloOpcode::kClamp:
-    case HloOpcode::kReducePrecision:
-      return true;
-    case HloOpcode::kBitcastConvert:
+  using C = hlo::OpcodeCategory;
+  switch (hlo::opcodeCategory(inst.opcode())) {
+    case C::kOther:
+      return false;
+    case C::kConversion:
+      if (inst.opcode() == HloOpcode::kStochasticConvert) return false;
+      if (inst.opcode() != HloOpcode::kBitcastConvert) return true;  // convert, reduce-precision
       return hlo::bitWidth(inst.shape().elementType()) ==
              hlo::bitWidth(inst.operand(0)->shape().elementType());
-    case HloOpcode::kStochasticConvert:
-      return false;
-    default:
-      return hlo::isElementwiseUnary(inst.opcode()) || hlo::isElementwiseBinary(inst.opcode());
+    default:  // unary, transcendental, binary, comparison, ternary
+      return true;
   }
 }
 

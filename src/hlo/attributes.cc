@@ -122,108 +122,99 @@ constexpr std::string_view kCollective =
 using O = HloOpcode;
 
 std::vector<OpcodeSpec> buildTable() {
-  constexpr size_t n = static_cast<size_t>(O::kUnknown) + 1;
-  std::vector<OpcodeSpec> table(n, OpcodeSpec{0, -1, "", ""});
-  auto set = [&](O op, int lo, int hi, std::string_view req = "", std::string_view opt = "") {
+  // Operand counts come from the opcode table (hlo/opcode.def); a variadic opcode's range and
+  // every opcode's attributes are set below.
+  std::vector<OpcodeSpec> table(kOpcodeCount);
+  for (size_t i = 0; i < kOpcodeCount; ++i) {
+    auto op = static_cast<O>(i);
+    int arity = opcodeArity(op);
+    table[i] =
+        arity == kVariadicArity ? OpcodeSpec{0, -1, "", ""} : OpcodeSpec{arity, arity, "", ""};
+    if (isTranscendental(op)) table[i].optional = "result_accuracy";
+  }
+  auto set = [&](O op, std::string_view req, std::string_view opt = "") {
+    table[static_cast<size_t>(op)].required = req;
+    table[static_cast<size_t>(op)].optional = opt;
+  };
+  auto setRange = [&](O op, int lo, int hi, std::string_view req = "", std::string_view opt = "") {
     table[static_cast<size_t>(op)] = OpcodeSpec{lo, hi, req, opt};
   };
-  for (size_t i = 0; i < n - 1; ++i) {
-    auto op = static_cast<O>(i);
-    if (isElementwiseUnary(op)) set(op, 1, 1, "", isTranscendental(op) ? "result_accuracy" : "");
-    if (isElementwiseBinary(op)) set(op, 2, 2);
-  }
-  set(O::kCompare, 2, 2, "direction", "type");
-  set(O::kConvert, 1, 1);
-  set(O::kBitcastConvert, 1, 1);
-  set(O::kBitcast, 1, 1);
-  set(O::kOptBarrier, 1, 1);
-  set(O::kSelect, 3, 3);
-  set(O::kClamp, 3, 3);
-  set(O::kReducePrecision, 1, 1, "exponent_bits mantissa_bits");
-  set(O::kParameter, 0, 0);
-  set(O::kConstant, 0, 0);
-  set(O::kIota, 0, 0, "iota_dimension");
-  set(O::kTuple, 0, -1);
-  set(O::kGetTupleElement, 1, 1, "index");
-  set(O::kAfterAll, 0, -1);
-  set(O::kAddDependency, 2, 2);
-  set(O::kPartitionId, 0, 0);
-  set(O::kReplicaId, 0, 0);
-  set(O::kBroadcast, 1, 1, "", "dimensions");
-  set(O::kReshape, 1, 1, "", "inferred_dimension");
-  set(O::kTranspose, 1, 1, "dimensions");
-  set(O::kReverse, 1, 1, "dimensions");
-  set(O::kConcatenate, 1, -1, "dimensions");
-  set(O::kSlice, 1, 1, "slice");
-  set(O::kDynamicSlice, 2, -1, "dynamic_slice_sizes");
-  set(O::kDynamicUpdateSlice, 3, -1);
-  set(O::kPad, 2, 2, "padding");
-  set(O::kGather, 2, 2,
-      "offset_dims collapsed_slice_dims start_index_map index_vector_dim slice_sizes",
+  set(O::kCompare, "direction", "type");
+  set(O::kReducePrecision, "exponent_bits mantissa_bits");
+  set(O::kIota, "iota_dimension");
+  setRange(O::kTuple, 0, -1);
+  set(O::kGetTupleElement, "index");
+  setRange(O::kAfterAll, 0, -1);
+  set(O::kBroadcast, "", "dimensions");
+  set(O::kReshape, "", "inferred_dimension");
+  set(O::kTranspose, "dimensions");
+  set(O::kReverse, "dimensions");
+  setRange(O::kConcatenate, 1, -1, "dimensions");
+  set(O::kSlice, "slice");
+  setRange(O::kDynamicSlice, 2, -1, "dynamic_slice_sizes");
+  setRange(O::kDynamicUpdateSlice, 3, -1);
+  set(O::kPad, "padding");
+  set(O::kGather, "offset_dims collapsed_slice_dims start_index_map index_vector_dim slice_sizes",
       "indices_are_sorted operand_batching_dims start_indices_batching_dims");
-  set(O::kScatter, 3, -1,
-      "update_window_dims inserted_window_dims scatter_dims_to_operand_dims index_vector_dim "
-      "to_apply",
-      "indices_are_sorted unique_indices input_batching_dims scatter_indices_batching_dims");
-  set(O::kGetDimensionSize, 1, 1, "dimensions");
-  set(O::kSetDimensionSize, 2, 2, "dimensions");
-  set(O::kDynamicReshape, 1, -1);
-  set(O::kDot, 2, 2, "", kDotOptional);
-  set(O::kRaggedDot, 3, 3, "",
+  setRange(O::kScatter, 3, -1,
+           "update_window_dims inserted_window_dims scatter_dims_to_operand_dims index_vector_dim "
+           "to_apply",
+           "indices_are_sorted unique_indices input_batching_dims scatter_indices_batching_dims");
+  set(O::kGetDimensionSize, "dimensions");
+  set(O::kSetDimensionSize, "dimensions");
+  setRange(O::kDynamicReshape, 1, -1);
+  set(O::kDot, "", kDotOptional);
+  set(O::kRaggedDot, "",
       "lhs_batch_dims lhs_contracting_dims rhs_batch_dims rhs_contracting_dims "
       "lhs_ragged_dims rhs_group_dims operand_precision");
-  set(O::kScaledDot, 4, 4, "", kDotOptional);
-  set(O::kConvolution, 2, 2, "dim_labels",
+  set(O::kScaledDot, "", kDotOptional);
+  set(O::kConvolution, "dim_labels",
       "window feature_group_count batch_group_count operand_precision");
-  set(O::kReduce, 2, -1, "dimensions to_apply");
-  set(O::kReduceWindow, 2, -1, "to_apply", "window");
-  set(O::kSelectAndScatter, 3, 3, "select scatter", "window padding");
-  set(O::kMap, 1, -1, "to_apply", "dimensions");
-  set(O::kSort, 1, -1, "dimensions to_apply", "is_stable");
-  set(O::kTopk, 1, 1, "k", "largest");
-  set(O::kCall, 0, -1, "to_apply", "is_composite");
-  set(O::kWhile, 1, 1, "condition body");
-  set(O::kConditional, 1, -1, "", "true_computation false_computation branch_computations");
-  set(O::kFusion, 0, -1, "kind calls", "output_to_operand_aliasing");
-  set(O::kCustomCall, 0, -1, "custom_call_target",
+  setRange(O::kReduce, 2, -1, "dimensions to_apply");
+  setRange(O::kReduceWindow, 2, -1, "to_apply", "window");
+  set(O::kSelectAndScatter, "select scatter", "window padding");
+  setRange(O::kMap, 1, -1, "to_apply", "dimensions");
+  setRange(O::kSort, 1, -1, "dimensions to_apply", "is_stable");
+  set(O::kTopk, "k", "largest");
+  setRange(O::kCall, 0, -1, "to_apply", "is_composite");
+  set(O::kWhile, "condition body");
+  setRange(O::kConditional, 1, -1, "", "true_computation false_computation branch_computations");
+  setRange(O::kFusion, 0, -1, "kind calls", "output_to_operand_aliasing");
+  setRange(
+      O::kCustomCall, 0, -1, "custom_call_target",
       "api_version custom_call_has_side_effect literal schedule to_apply called_computations "
       "output_to_operand_aliasing operand_layout_constraints window dim_labels feature_group_count "
       "batch_group_count padding_type operand_precision");
-  set(O::kTriangularSolve, 2, 2, "", "left_side lower unit_diagonal transpose_a");
-  set(O::kCholesky, 1, 1, "", "lower");
-  set(O::kBatchNormTraining, 3, 3, "epsilon feature_index");
-  set(O::kBatchNormInference, 5, 5, "epsilon feature_index");
-  set(O::kBatchNormGrad, 5, 5, "epsilon feature_index");
-  set(O::kFft, 1, 1, "fft_type fft_length");
-  set(O::kRng, 2, 2, "distribution");
-  set(O::kRngBitGenerator, 1, 1, "algorithm");
-  set(O::kRngGetAndUpdateState, 0, 0, "delta");
-  set(O::kDomain, 1, 1, "domain");
-  set(O::kInfeed, 1, 1, "", "infeed_config");
-  set(O::kOutfeed, 2, 2, "", "outfeed_shape outfeed_config");
-  set(O::kSend, 2, 2, "channel_id", "is_host_transfer");
-  set(O::kSendDone, 1, 1, "", "channel_id is_host_transfer");
-  set(O::kRecv, 1, 1, "channel_id", "is_host_transfer");
-  set(O::kRecvDone, 1, 1, "", "channel_id is_host_transfer");
-  set(O::kAllReduce, 1, -1, "to_apply", kCollective);
-  set(O::kAllReduceStart, 1, -1, "to_apply", kCollective);
-  set(O::kAllReduceDone, 1, 1);
-  set(O::kReduceScatter, 1, -1, "to_apply dimensions", kCollective);
-  set(O::kAllGather, 1, -1, "dimensions", kCollective);
-  set(O::kAllGatherStart, 1, -1, "dimensions", kCollective);
-  set(O::kAllGatherDone, 1, 1);
-  set(O::kAllToAll, 1, -1, "", "dimensions replica_groups channel_id constrain_layout");
-  set(O::kRaggedAllToAll, 6, 6, "", "replica_groups channel_id");
-  set(O::kCollectivePermute, 1, 4, "source_target_pairs", "channel_id slice_sizes");
-  set(O::kCollectivePermuteStart, 1, 4, "source_target_pairs", "channel_id slice_sizes");
-  set(O::kCollectivePermuteDone, 1, 1);
-  set(O::kCollectiveBroadcast, 1, -1, "", "replica_groups channel_id");
-  set(O::kCopyStart, 1, 1, "", "cross_program_prefetch_index");
-  set(O::kCopyDone, 1, 1);
-  set(O::kAsyncStart, 0, -1, "calls", "async_execution_thread");
-  set(O::kAsyncUpdate, 1, 1, "", "calls async_execution_thread");
-  set(O::kAsyncDone, 1, 1, "", "calls async_execution_thread");
-  set(O::kStochasticConvert, 2, 2);
+  set(O::kTriangularSolve, "", "left_side lower unit_diagonal transpose_a");
+  set(O::kCholesky, "", "lower");
+  set(O::kBatchNormTraining, "epsilon feature_index");
+  set(O::kBatchNormInference, "epsilon feature_index");
+  set(O::kBatchNormGrad, "epsilon feature_index");
+  set(O::kFft, "fft_type fft_length");
+  set(O::kRng, "distribution");
+  set(O::kRngBitGenerator, "algorithm");
+  set(O::kRngGetAndUpdateState, "delta");
+  set(O::kDomain, "domain");
+  set(O::kInfeed, "", "infeed_config");
+  set(O::kOutfeed, "", "outfeed_shape outfeed_config");
+  set(O::kSend, "channel_id", "is_host_transfer");
+  set(O::kSendDone, "", "channel_id is_host_transfer");
+  set(O::kRecv, "channel_id", "is_host_transfer");
+  set(O::kRecvDone, "", "channel_id is_host_transfer");
+  setRange(O::kAllReduce, 1, -1, "to_apply", kCollective);
+  setRange(O::kAllReduceStart, 1, -1, "to_apply", kCollective);
+  setRange(O::kReduceScatter, 1, -1, "to_apply dimensions", kCollective);
+  setRange(O::kAllGather, 1, -1, "dimensions", kCollective);
+  setRange(O::kAllGatherStart, 1, -1, "dimensions", kCollective);
+  setRange(O::kAllToAll, 1, -1, "", "dimensions replica_groups channel_id constrain_layout");
+  set(O::kRaggedAllToAll, "", "replica_groups channel_id");
+  setRange(O::kCollectivePermute, 1, 4, "source_target_pairs", "channel_id slice_sizes");
+  setRange(O::kCollectivePermuteStart, 1, 4, "source_target_pairs", "channel_id slice_sizes");
+  setRange(O::kCollectiveBroadcast, 1, -1, "", "replica_groups channel_id");
+  set(O::kCopyStart, "", "cross_program_prefetch_index");
+  setRange(O::kAsyncStart, 0, -1, "calls", "async_execution_thread");
+  set(O::kAsyncUpdate, "", "calls async_execution_thread");
+  set(O::kAsyncDone, "", "calls async_execution_thread");
   return table;
 }
 
@@ -265,82 +256,6 @@ bool attributeAllowed(HloOpcode op, std::string_view name) {
   if (op == HloOpcode::kUnknown) return findAttribute(name) != nullptr;
   const OpcodeSpec& spec = opcodeSpec(op);
   return listContains(spec.required, name) || listContains(spec.optional, name);
-}
-
-bool isTranscendental(HloOpcode op) {
-  switch (op) {
-    case O::kExponential:
-    case O::kExponentialMinusOne:
-    case O::kLog:
-    case O::kLogPlusOne:
-    case O::kLogistic:
-    case O::kSqrt:
-    case O::kCbrt:
-    case O::kRsqrt:
-    case O::kTanh:
-    case O::kErf:
-    case O::kSine:
-    case O::kCosine:
-    case O::kTan:
-    case O::kSinh:
-    case O::kCosh:
-    case O::kAcos:
-    case O::kAcosh:
-    case O::kAsin:
-    case O::kAsinh:
-    case O::kAtanh:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool isElementwiseUnary(HloOpcode op) {
-  if (isTranscendental(op)) return true;
-  switch (op) {
-    case O::kAbs:
-    case O::kCeil:
-    case O::kFloor:
-    case O::kNot:
-    case O::kNegate:
-    case O::kSign:
-    case O::kPopcnt:
-    case O::kCountLeadingZeros:
-    case O::kIsFinite:
-    case O::kReal:
-    case O::kImag:
-    case O::kRoundNearestAfz:
-    case O::kRoundNearestEven:
-    case O::kCopy:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool isElementwiseBinary(HloOpcode op) {
-  switch (op) {
-    case O::kAdd:
-    case O::kSubtract:
-    case O::kMultiply:
-    case O::kDivide:
-    case O::kRemainder:
-    case O::kPower:
-    case O::kMaximum:
-    case O::kMinimum:
-    case O::kAtan2:
-    case O::kComplex:
-    case O::kAnd:
-    case O::kOr:
-    case O::kXor:
-    case O::kShiftLeft:
-    case O::kShiftRightArithmetic:
-    case O::kShiftRightLogical:
-    case O::kStochasticConvert:
-      return true;
-    default:
-      return false;
-  }
 }
 
 }  // namespace tacit::hlo

@@ -78,8 +78,9 @@ struct AttrInfo {
 };
 const AttrInfo* findAttribute(std::string_view name);
 
-// Operand counts and attributes of one opcode. `required`/`optional` are space-separated names;
-// attributes every instruction accepts (sharding, metadata, ...) are not listed.
+// Operand counts and attributes of one opcode. The counts are the opcode table's arity
+// (hlo/opcode.def) where it is fixed. `required`/`optional` are space-separated names; attributes
+// every instruction accepts (sharding, metadata, ...) are not listed.
 struct OpcodeSpec {
   int min_operands = 0;
   int max_operands = -1;  // -1: unbounded
@@ -104,10 +105,5 @@ void forEachRequiredAttribute(HloOpcode op, Fn&& fn) {
     list.remove_prefix(space + 1);
   }
 }
-
-// Transcendental unary opcodes (they accept result_accuracy).
-bool isTranscendental(HloOpcode op);
-bool isElementwiseUnary(HloOpcode op);
-bool isElementwiseBinary(HloOpcode op);
 
 }  // namespace tacit::hlo

@@ -105,7 +105,7 @@ HloInstruction* HloBuilder::unary(HloOpcode opcode, HloInstruction* x, std::stri
 
 HloInstruction* HloBuilder::binary(HloOpcode opcode, HloInstruction* lhs, HloInstruction* rhs,
                                    std::string name) {
-  if (!isElementwiseBinary(opcode) || opcode == HloOpcode::kStochasticConvert) {
+  if (!isElementwiseBinary(opcode)) {
     fail("builder: '" + std::string(opcodeName(opcode)) + "' is not a binary elementwise opcode");
   }
   return add(opcode, {lhs, rhs}, {}, std::nullopt, std::move(name));

@@ -10,7 +10,7 @@ namespace tacit::hlo {
 namespace {
 
 constexpr std::pair<HloOpcode, std::string_view> kOpcodes[] = {
-#define TACIT_HLO_OPCODE(id, spelling) {HloOpcode::id, spelling},
+#define TACIT_HLO_OPCODE(id, spelling, arity, category) {HloOpcode::id, spelling},
 #include "hlo/opcode.def"
 #undef TACIT_HLO_OPCODE
 };

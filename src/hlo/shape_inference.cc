@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "hlo/attributes.h"
+#include "hlo/opcode.h"
 #include "hlo/parser.h"
 #include "support/strings.h"
 
@@ -1048,7 +1048,7 @@ ShapeResult getTupleElement(Shapes operands, const HloAttributes& attrs) {
 
 ShapeResult infer(O op, Shapes operands, const HloAttributes& attrs, const Shape* declared) {
   if (isElementwiseUnary(op)) return unary(op, operands);
-  if (isElementwiseBinary(op) && op != O::kStochasticConvert) return binary(op, operands);
+  if (isElementwiseBinary(op)) return binary(op, operands);
   switch (op) {
     case O::kOptBarrier:
       return unary(op, operands);

@@ -195,15 +195,14 @@ ElementwiseOp ElementwiseOp::clampOf(ClampFn fn, int lo, int64_t lo_stride, int 
 }
 
 bool isElementwiseOpcode(HloOpcode op) {
+  OpcodeCategory category = opcodeCategory(op);
   return kernels::isUnaryElementwise(op) || kernels::isBinaryElementwise(op) ||
-         op == HloOpcode::kCompare || op == HloOpcode::kSelect || op == HloOpcode::kClamp;
+         category == OpcodeCategory::kComparison || category == OpcodeCategory::kTernary;
 }
 
 Value compileElementwise(Planner& p, const HloInstruction& inst, std::span<const Value> ops) {
   HloOpcode op = inst.opcode();
-  int64_t arity = kernels::isUnaryElementwise(op)                         ? 1
-                  : (op == HloOpcode::kSelect || op == HloOpcode::kClamp) ? 3
-                                                                          : 2;
+  int64_t arity = opcodeArity(op);
   if (static_cast<int64_t>(ops.size()) != arity) {
     p.fail(inst, "expects " + plural(arity, "operand") + ", got " + std::to_string(ops.size()));
   }

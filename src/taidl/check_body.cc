@@ -8,6 +8,7 @@
 #include <map>
 
 #include "hlo/dtype.h"
+#include "hlo/opcode.h"
 #include "support/strings.h"
 #include "taidl/check.h"
 #include "taidl/printer.h"
@@ -49,59 +50,18 @@ struct OpRule {
   std::vector<std::string_view> optional;
 };
 
-bool isUnaryOp(O op) {
-  switch (op) {
-    case O::kAbs:
-    case O::kNegate:
-    case O::kSign:
-    case O::kExponential:
-    case O::kExponentialMinusOne:
-    case O::kLog:
-    case O::kLogPlusOne:
-    case O::kTanh:
-    case O::kLogistic:
-    case O::kSqrt:
-    case O::kRsqrt:
-    case O::kCbrt:
-    case O::kErf:
-    case O::kFloor:
-    case O::kCeil:
-    case O::kRoundNearestAfz:
-    case O::kRoundNearestEven:
-    case O::kNot:
-    case O::kIsFinite:
-    case O::kPopcnt:
-    case O::kCountLeadingZeros:
-    case O::kSine:
-    case O::kCosine:
-    case O::kCopy:
-      return true;
-    default:
-      return false;
-  }
-}
+// TAIDL's elementwise operations are the HLO table's (hlo/opcode.def) unary and binary ones that
+// tacit's evaluator implements on TAIDL's element types (section 4.5): all but these, for which
+// it has no kernels (complex numbers; the rarer transcendentals). tests/taidl/opcode_table_test.cc
+// checks the two against each other.
+constexpr HloOpcode kNotEvaluated[] = {O::kReal, O::kImag,  O::kComplex, O::kTan,
+                                       O::kSinh, O::kCosh,  O::kAcos,    O::kAcosh,
+                                       O::kAsin, O::kAsinh, O::kAtanh};
 
-bool isBinaryOp(O op) {
-  switch (op) {
-    case O::kAdd:
-    case O::kSubtract:
-    case O::kMultiply:
-    case O::kDivide:
-    case O::kRemainder:
-    case O::kPower:
-    case O::kMaximum:
-    case O::kMinimum:
-    case O::kAtan2:
-    case O::kAnd:
-    case O::kOr:
-    case O::kXor:
-    case O::kShiftLeft:
-    case O::kShiftRightLogical:
-    case O::kShiftRightArithmetic:
-      return true;
-    default:
-      return false;
-  }
+bool isElementwiseOp(O op) {
+  return (hlo::isElementwiseUnary(op) || hlo::isElementwiseBinary(op)) &&
+         std::find(std::begin(kNotEvaluated), std::end(kNotEvaluated), op) ==
+             std::end(kNotEvaluated);
 }
 
 const OpRule* opRule(O op) {
@@ -130,8 +90,7 @@ const OpRule* opRule(O op) {
         {"lhs_batch_dims", "lhs_contracting_dims", "rhs_batch_dims", "rhs_contracting_dims"}}},
       {O::kReduce, {2, 2, {"dimensions", "to_apply"}, {}}},
   };
-  if (isUnaryOp(op)) return &kUnary;
-  if (isBinaryOp(op)) return &kBinary;
+  if (isElementwiseOp(op)) return hlo::opcodeArity(op) == 1 ? &kUnary : &kBinary;
   auto it = kRules.find(op);
   return it == kRules.end() ? nullptr : &it->second;
 }

@@ -6,6 +6,7 @@
 #endif
 #include "hlo_eval/kernels/elementwise.h"
 
+#include <array>
 #include <cstring>
 
 #include "hlo_eval/kernels/scalar.h"
@@ -14,20 +15,6 @@ namespace tacit::hlo::kernels {
 namespace {
 
 using O = HloOpcode;
-
-// The op lists are laid out by hand: clang-format does not lay these macros out stably.
-// clang-format off
-#define TACIT_UNARY_OPS(X)                                                              \
-  X(kAbs) X(kNegate) X(kSign) X(kNot) X(kPopcnt) X(kCountLeadingZeros) X(kExponential) \
-  X(kExponentialMinusOne) X(kLog) X(kLogPlusOne) X(kTanh) X(kLogistic) X(kSqrt)         \
-  X(kRsqrt) X(kCbrt) X(kErf) X(kFloor) X(kCeil) X(kRoundNearestAfz)                     \
-  X(kRoundNearestEven) X(kSine) X(kCosine)
-
-#define TACIT_BINARY_OPS(X)                                                             \
-  X(kAdd) X(kSubtract) X(kMultiply) X(kDivide) X(kRemainder) X(kPower) X(kMaximum)      \
-  X(kMinimum) X(kAtan2) X(kAnd) X(kOr) X(kXor) X(kShiftLeft) X(kShiftRightLogical)      \
-  X(kShiftRightArithmetic)
-// clang-format on
 
 template <O kOp, P kT>
 void unaryLoop(const void* x, void* y, int64_t n) {
@@ -109,6 +96,19 @@ void clampLoop(const void* lo, int64_t ls, const void* x, const void* hi, int64_
   }
 }
 
+// Per opcode: whether `kernel` has a loop for it on some evaluable element type.
+template <typename Fn>
+std::array<bool, kOpcodeCount> implementedOn(Fn (*kernel)(HloOpcode, P)) {
+  std::array<bool, kOpcodeCount> out{};
+  for (size_t i = 0; i < kOpcodeCount; ++i) {
+    for (int t = 0; t <= static_cast<int>(P::kTuple) && !out[i]; ++t) {
+      auto type = static_cast<P>(t);
+      out[i] = isEvaluable(type) && kernel(static_cast<HloOpcode>(i), type) != nullptr;
+    }
+  }
+  return out;
+}
+
 template <ComparisonDirection kDir>
 BinaryFn compareFor(bool total_order, P t) {
   return dispatchEvaluable(t, [&]<P kT>() -> BinaryFn {
@@ -120,42 +120,33 @@ BinaryFn compareFor(bool total_order, P t) {
 }  // namespace
 
 bool isUnaryElementwise(HloOpcode op) {
-  switch (op) {
-#define TACIT_CASE(o) case O::o:
-    TACIT_UNARY_OPS(TACIT_CASE)
-#undef TACIT_CASE
-    case O::kIsFinite:
-      return true;
-    default:
-      return false;
-  }
+  static const std::array<bool, kOpcodeCount> kImplemented = implementedOn(&unaryKernel);
+  return kImplemented[static_cast<size_t>(op)];
 }
 
 bool isBinaryElementwise(HloOpcode op) {
-  switch (op) {
-#define TACIT_CASE(o) case O::o:
-    TACIT_BINARY_OPS(TACIT_CASE)
-#undef TACIT_CASE
-    return true;
-    default:
-      return false;
-  }
+  static const std::array<bool, kOpcodeCount> kImplemented = implementedOn(&binaryKernel);
+  return kImplemented[static_cast<size_t>(op)];
 }
 
+// The kernels' switches have a case for every opcode of the table (hlo/opcode.def) and
+// instantiate a loop where the opcode's category and scalar.h's unarySupported/binarySupported
+// allow it: the category comes from the table, what the evaluator implements from scalar.h.
 UnaryFn unaryKernel(HloOpcode op, P t) {
-  if (!isEvaluable(t)) return nullptr;
+  if (!isEvaluable(t) || !isElementwiseUnary(op)) return nullptr;
   return dispatchEvaluable(t, [&]<P kT>() -> UnaryFn {
     if (op == O::kIsFinite) {
       if constexpr (kIsFloat<kT>) return &isFiniteLoop<kT>;
       return nullptr;
     }
     switch (op) {
-#define TACIT_CASE(o)                                                    \
-  case O::o:                                                             \
-    if constexpr (unarySupported<kT>(O::o)) return &unaryLoop<O::o, kT>; \
+#define TACIT_HLO_OPCODE(id, spelling, arity, category)                                            \
+  case O::id:                                                                                      \
+    if constexpr (isElementwiseUnary(O::id) && O::id != O::kIsFinite && unarySupported<kT>(O::id)) \
+      return &unaryLoop<O::id, kT>;                                                                \
     return nullptr;
-      TACIT_UNARY_OPS(TACIT_CASE)
-#undef TACIT_CASE
+#include "hlo/opcode.def"
+#undef TACIT_HLO_OPCODE
       default:
         return nullptr;
     }
@@ -163,15 +154,16 @@ UnaryFn unaryKernel(HloOpcode op, P t) {
 }
 
 BinaryFn binaryKernel(HloOpcode op, P t) {
-  if (!isEvaluable(t)) return nullptr;
+  if (!isEvaluable(t) || !isElementwiseBinary(op)) return nullptr;
   return dispatchEvaluable(t, [&]<P kT>() -> BinaryFn {
     switch (op) {
-#define TACIT_CASE(o)                                                      \
-  case O::o:                                                               \
-    if constexpr (binarySupported<kT>(O::o)) return &binaryLoop<O::o, kT>; \
+#define TACIT_HLO_OPCODE(id, spelling, arity, category)                     \
+  case O::id:                                                               \
+    if constexpr (isElementwiseBinary(O::id) && binarySupported<kT>(O::id)) \
+      return &binaryLoop<O::id, kT>;                                        \
     return nullptr;
-      TACIT_BINARY_OPS(TACIT_CASE)
-#undef TACIT_CASE
+#include "hlo/opcode.def"
+#undef TACIT_HLO_OPCODE
       default:
         return nullptr;
     }

@@ -30,6 +30,8 @@ UnaryFn convertKernel(PrimitiveType from, PrimitiveType to);
 SelectFn selectKernel(PrimitiveType t);
 ClampFn clampKernel(PrimitiveType t);
 
+// The elementwise unary (binary) opcodes of the opcode table that these kernels implement on
+// some evaluable type. Not copy, which the evaluator runs as a movement.
 bool isUnaryElementwise(HloOpcode op);
 bool isBinaryElementwise(HloOpcode op);
 
