@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "backend/piecewise.h"
+#include "support/strings.h"
 
 namespace tacit::backend {
 
@@ -66,8 +67,8 @@ std::string CompileStats::json() const {
         << ", \"matching_ms\": " << it.matching_seconds * 1e3 << "}";
   }
   out << "]"
-      << ", \"saturation\": \"" << isel::saturationStopName(saturation.stop)
-      << "\", \"import_ms\": " << import_seconds * 1e3
+      << ", \"saturation\": " << quote(isel::saturationStopName(saturation.stop), Escapes::kJson)
+      << ", \"import_ms\": " << import_seconds * 1e3
       << ", \"saturation_ms\": " << saturate_seconds * 1e3
       << ", \"extraction_ms\": " << extract_seconds * 1e3
       << ", \"allocation_ms\": " << alloc_seconds * 1e3
@@ -75,13 +76,14 @@ std::string CompileStats::json() const {
       << ", \"candidates\": " << candidates << ", \"allocated\": " << allocated
       << ", \"infeasible\": " << infeasible << ", \"solver_limits\": " << solver_limits
       << ", \"best_candidate\": " << best_candidate << ", \"orders_tried\": " << orders_tried
-      << ", \"rematerialised\": " << rematerialised << ", \"stop\": \"" << stop
-      << "\", \"piecewise\": \"" << piecewise << "\", \"parts\": [";
+      << ", \"rematerialised\": " << rematerialised << ", \"stop\": " << quote(stop, Escapes::kJson)
+      << ", \"piecewise\": " << quote(piecewise, Escapes::kJson) << ", \"parts\": [";
   for (size_t k = 0; k < parts.size(); ++k) {
     const PartStats& p = parts[k];
-    out << (k ? ", " : "") << "{\"name\": \"" << p.name << "\", \"copies\": " << p.copies
-        << ", \"enodes\": " << p.enodes << ", \"iterations\": " << p.iterations
-        << ", \"candidates\": " << p.candidates << ", \"ms\": " << p.seconds * 1e3 << "}";
+    out << (k ? ", " : "") << "{\"name\": " << quote(p.name, Escapes::kJson)
+        << ", \"copies\": " << p.copies << ", \"enodes\": " << p.enodes
+        << ", \"iterations\": " << p.iterations << ", \"candidates\": " << p.candidates
+        << ", \"ms\": " << p.seconds * 1e3 << "}";
   }
   out << "], \"join_calls\": " << join_calls << ", \"join_alloc_ms\": " << join_alloc_seconds * 1e3
       << "}";

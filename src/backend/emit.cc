@@ -51,10 +51,6 @@ std::string tuple(const std::vector<int64_t>& dims) {
   return "(" + join(dims, ", ") + ")";
 }
 
-std::string jsonString(const std::string& s) {
-  return quote(s);
-}
-
 }  // namespace
 
 std::string identifier(const std::string& name) {
@@ -163,16 +159,18 @@ std::string emitPython(const taidl::Isa& isa, const oracle::Program& program) {
 std::string emitJson(const taidl::Isa& isa, const oracle::Program& program,
                      const JsonExtras& extras) {
   std::ostringstream out;
-  out << "{\n  \"isa\": " << jsonString(isa.name) << ",\n  \"kernel\": " << jsonString(program.name)
+  out << "{\n  \"isa\": " << quote(isa.name, Escapes::kJson)
+      << ",\n  \"kernel\": " << quote(program.name, Escapes::kJson)
       << ",\n  \"hbm_bytes\": " << program.hbm_bytes << ",\n  \"tensors\": [";
   for (size_t i = 0; i < program.tensors.size(); ++i) {
     const oracle::Tensor& t = program.tensors[i];
     out << (i ? "," : "")
-        << "\n    {\"kind\": " << jsonString(std::string(oracle::tensorKindName(t.kind)))
-        << ", \"name\": " << jsonString(t.name) << ", \"addr\": " << t.addr
-        << ", \"bytes\": " << t.byteSize() << ", \"type\": " << jsonString(t.shape.str());
+        << "\n    {\"kind\": " << quote(oracle::tensorKindName(t.kind), Escapes::kJson)
+        << ", \"name\": " << quote(t.name, Escapes::kJson) << ", \"addr\": " << t.addr
+        << ", \"bytes\": " << t.byteSize()
+        << ", \"type\": " << quote(t.shape.str(), Escapes::kJson);
     if (t.kind == oracle::TensorKind::kConst)
-      out << ", \"value\": " << jsonString(hlo::literalText(t.value));
+      out << ", \"value\": " << quote(hlo::literalText(t.value), Escapes::kJson);
     out << "}";
   }
   out << "\n  ],\n  \"instructions\": [";
@@ -184,15 +182,16 @@ std::string emitJson(const taidl::Isa& isa, const oracle::Program& program,
                    : isa.instructions[static_cast<size_t>(s.unit)].attrs;
     const std::string& unit = s.is_macro ? isa.macros[static_cast<size_t>(s.unit)].name.text
                                          : isa.instructions[static_cast<size_t>(s.unit)].name.text;
-    out << (first ? "" : ",") << "\n    {\"name\": " << jsonString(unit)
+    out << (first ? "" : ",") << "\n    {\"name\": " << quote(unit, Escapes::kJson)
         << ", \"macro\": " << (s.is_macro ? "true" : "false") << ", \"attributes\": {";
     for (size_t k = 0; k < s.attrs.size(); ++k) {
-      out << (k ? ", " : "") << jsonString(names[k].name.text) << ": " << s.attrs[k].constant;
+      out << (k ? ", " : "") << quote(names[k].name.text, Escapes::kJson) << ": "
+          << s.attrs[k].constant;
     }
     out << "}}";
     first = false;
   }
-  out << "\n  ],\n  \"cost\": {\"model\": " << jsonString(extras.cost_model)
+  out << "\n  ],\n  \"cost\": {\"model\": " << quote(extras.cost_model, Escapes::kJson)
       << ", \"instructions\": " << extras.costs.instructions << ", \"spec\": " << extras.costs.spec
       << ", \"bytes\": " << extras.costs.bytes << ", \"hbm_bytes\": " << extras.costs.hbm_bytes
       << "}";

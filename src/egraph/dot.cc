@@ -3,22 +3,11 @@
 #include <algorithm>
 #include <sstream>
 
+#include "support/strings.h"
+
 namespace tacit::egraph {
 
 namespace {
-
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 
 // Classes to export: all, or a breadth-first neighbourhood of the roots.
 std::vector<uint32_t> selectClasses(const EGraph& g, const DotOptions& opts, bool& truncated) {
@@ -82,10 +71,10 @@ std::string toDot(const EGraph& g, const DotOptions& opts) {
   out << "digraph egraph {\n  compound=true\n  clusterrank=local\n  node [shape=box]\n";
   if (truncated) out << "  // truncated to " << opts.max_classes << " classes\n";
   for (uint32_t c : classes) {
-    out << "  subgraph cluster_" << c << " {\n    style=dotted\n    label=" << quoted(classLabel(c))
+    out << "  subgraph cluster_" << c << " {\n    style=dotted\n    label=" << quote(classLabel(c))
         << "\n";
     for (NodeId n : g.nodes(ClassId(c)))
-      out << "    n" << n.value << " [label=" << quoted(nodeLabel(n)) << "]\n";
+      out << "    n" << n.value << " [label=" << quote(nodeLabel(n)) << "]\n";
     out << "  }\n";
   }
   std::vector<uint32_t> outside;
@@ -109,7 +98,7 @@ std::string toDot(const EGraph& g, const DotOptions& opts) {
   std::sort(outside.begin(), outside.end());
   outside.erase(std::unique(outside.begin(), outside.end()), outside.end());
   for (uint32_t k : outside)
-    out << "  outside_" << k << " [label=" << quoted(classLabel(k)) << ", style=dashed]\n";
+    out << "  outside_" << k << " [label=" << quote(classLabel(k)) << ", style=dashed]\n";
   out << "}\n";
   return out.str();
 }

@@ -22,10 +22,6 @@ bool reservedWord(std::string_view s) {
   return isReservedWord(s);
 }
 
-std::string quoted(std::string_view s) {
-  return "'" + std::string(s) + "'";
-}
-
 class Parser {
  public:
   Parser(const SourceFile& file, DiagnosticSink* warnings = nullptr)
@@ -228,7 +224,8 @@ std::string Parser::parseNameToken(std::string_view what) {
     return name;
   }
   if (tok_.is(Tok::kIdent)) {
-    failHere(quoted(tok_.text) + " is a reserved word and cannot be a bare " + std::string(what),
+    failHere("'" + std::string(tok_.text) + "' is a reserved word and cannot be a bare " +
+                 std::string(what),
              "write %" + std::string(tok_.text));
   }
   expected(what);
@@ -746,7 +743,7 @@ void Parser::parseHeader(HloModule& m) {
   advance();  // HloModule
   if (!tok_.is(Tok::kName) && !tok_.is(Tok::kIdent)) expected("the module name after 'HloModule'");
   if (tok_.is(Tok::kIdent) && reservedWord(tok_.text)) {
-    failHere(quoted(tok_.text) + " is a reserved word and cannot be a bare module name",
+    failHere("'" + std::string(tok_.text) + "' is a reserved word and cannot be a bare module name",
              "write %" + std::string(tok_.text));
   }
   m.setName(std::string(tok_.text));
@@ -1017,7 +1014,8 @@ HloInstruction* Parser::parseOperand(Scope& scope) {
   std::optional<Shape> typed;
   if (atShapeStart()) {
     if (tok_.is(Tok::kIdent) && !peek().is(Tok::kLSquare)) {
-      failHere(quoted(tok_.text) + " is an element type name and cannot be a bare operand name",
+      failHere("'" + std::string(tok_.text) +
+                   "' is an element type name and cannot be a bare operand name",
                "write %" + std::string(tok_.text));
     }
     typed = parseShape();

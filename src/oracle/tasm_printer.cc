@@ -21,36 +21,6 @@ void appendSigned(std::string& out, int64_t v, const std::string& suffix, bool f
   out += suffix.empty() ? mag : (mag == "1" ? "" : mag + "*") + suffix;
 }
 
-// The string syntax of the taidl lexer: \" \\ \n \t \r \0 are the only escapes.
-std::string quoteString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\0':
-        out += "\\0";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out + "\"";
-}
-
 }  // namespace
 
 std::string affineText(const Affine& a, const std::vector<std::string>& vars) {
@@ -83,7 +53,8 @@ class Printer {
     out_ += "  " + std::string(tensorKindName(t.kind)) + " " + t.name + " @" +
             std::to_string(t.addr) + " : " + t.shape.shortStr();
     if (t.kind == TensorKind::kConst)
-      out_ += " = " + (t.file.empty() ? hlo::literalText(t.value) : "file " + quoteString(t.file));
+      out_ += " = " + (t.file.empty() ? hlo::literalText(t.value)
+                                      : "file " + quote(t.file, Escapes::kTaidl));
     out_ += ";\n";
   }
 
@@ -124,7 +95,7 @@ class Printer {
 
   void debug(const Stmt& s) {
     out_ += "debug ";
-    if (!s.label.empty()) out_ += quoteString(s.label) + " ";
+    if (!s.label.empty()) out_ += quote(s.label, Escapes::kTaidl) + " ";
     out_ += isa_.buffers[static_cast<size_t>(s.buffer)].name.text;
     if (!s.ranges.empty()) {
       out_ += "[";

@@ -46,7 +46,23 @@ std::string formatFloat(float v) {
   return formatShortest(v);
 }
 
-std::string quote(std::string_view s) {
+// How `escapes` writes a control character other than \n \t \r (empty: as it is).
+static std::string controlEscape(unsigned char byte, Escapes escapes) {
+  char buf[8];
+  switch (escapes) {
+    case Escapes::kTaidl:
+      return byte == 0 ? "\\0" : "";
+    case Escapes::kJson:
+      std::snprintf(buf, sizeof(buf), "\\u%04x", byte);
+      return buf;
+    case Escapes::kC:
+      break;
+  }
+  std::snprintf(buf, sizeof(buf), "\\%03o", byte);
+  return buf;
+}
+
+std::string quote(std::string_view s, Escapes escapes) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
@@ -65,14 +81,15 @@ std::string quote(std::string_view s) {
       case '\r':
         out += "\\r";
         break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\%03o", static_cast<unsigned char>(c));
-          out += buf;
-        } else {
+      default: {
+        auto byte = static_cast<unsigned char>(c);
+        std::string escaped = byte < 0x20 ? controlEscape(byte, escapes) : "";
+        if (escaped.empty()) {
           out += c;
+        } else {
+          out += escaped;
         }
+      }
     }
   }
   out += '"';

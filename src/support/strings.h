@@ -42,8 +42,18 @@ std::string_view trim(std::string_view text);
 std::string formatDouble(double v);
 std::string formatFloat(float v);
 
-// Quotes a string with C escapes, as HLO STRING tokens and diagnostics show it.
-std::string quote(std::string_view s);
+// The escapes `quote` writes. Every form writes \" \\ \n \t \r; they differ only in the other
+// control characters (below 0x20), which each reader spells differently. Other bytes are copied.
+enum class Escapes : uint8_t {
+  kC,      // \ooo, three octal digits: HLO STRING tokens (hlo/lexer.cc), diagnostics, DOT labels
+  kTaidl,  // \0 for NUL, the others as they are: the .taidl/.tasm lexer reads only
+           // \" \\ \n \t \r \0 (docs/tasm.md)
+  kJson,   // \u00XX (RFC 8259: JSON has no octal escapes)
+};
+
+// `s` in double quotes, escaped for the reader `escapes` names. The one quoting of the project:
+// .tasm text, HLO text, JSON, DOT labels and diagnostics all use it.
+std::string quote(std::string_view s, Escapes escapes = Escapes::kC);
 
 // "1 instruction" / "2 instructions".
 std::string plural(int64_t n, std::string_view singular, std::string_view plural_form = {});

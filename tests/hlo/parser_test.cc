@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "hlo/float8.h"
+#include "support/strings.h"
 #include "test_util.h"
 
 namespace tacit::hlo {
@@ -262,6 +263,17 @@ ENTRY e {
   std::string text = canonical(printModule(*m));
   EXPECT_NE(text.find("control-predecessors={%b}"), std::string::npos);
   EXPECT_NE(text.find("}, execution_thread=\"main\""), std::string::npos);
+}
+
+TEST(HloParser, QuotedStringsReadBackExactly) {
+  // Every byte, written with support's quote (C escapes), reads back; so does the printer's text.
+  std::string every;
+  for (int c = 0; c < 256; ++c)
+    every += static_cast<char>(c);
+  auto m = parse("HloModule m\nENTRY e {\n  ROOT a = f32[] parameter(0)\n}, execution_thread=" +
+                 quote(every));
+  EXPECT_EQ(m->entry()->executionThread(), every);
+  EXPECT_EQ(parse(printModule(*m))->entry()->executionThread(), every);
 }
 
 TEST(HloParser, RawAttributesKeepCanonicalText) {

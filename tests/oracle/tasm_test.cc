@@ -59,6 +59,19 @@ kernel all hbm=1024 {            # header
   expectRoundTrip(toyIsa(), p);
 }
 
+TEST(Tasm, LabelsOfAnyBytesRoundTrip) {
+  // The printer quotes with support's quote (the .taidl/.tasm escapes); every byte reads back.
+  std::string every;
+  for (int c = 0; c < 256; ++c)
+    every += static_cast<char>(c);
+  Program p = parse(R"(kernel k hbm=64 {
+  debug "lbl" sp[0:1, 0:2];
+})");
+  p.body[0].label = every;
+  expectRoundTrip(toyIsa(), p);
+  EXPECT_EQ(parse(printProgram(toyIsa(), p)).body[0].label, every);
+}
+
 TEST(Tasm, AffineValuesAreCanonical) {
   Program p = parse(R"(kernel k hbm=64 {
   loop i in [0, 2) { loop j in [0, 2) {
