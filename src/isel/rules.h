@@ -13,6 +13,11 @@
 //
 // Data movement (reshape/transpose/slice/bitcast identities) needs no rules: the view pass
 // (passes.h) decides it.
+//
+// The rules live by topic — rules_dot.cc (dot tiling, padding, orientation, rank one),
+// rules_convert.cc (converts and clamps), rules_elementwise.cc (elementwise splits and
+// distributions), rules_movement.cc (movement over broadcasts and concatenations) — and rules.cc
+// lists them in the library's order. What an ISA needs (IsaNeeds) is isa_analysis.h.
 #pragma once
 
 #include <map>
@@ -24,26 +29,10 @@
 
 #include "egraph/rewrite.h"
 #include "isel/ir_builder.h"
+#include "isel/isa_analysis.h"
 #include "isel/units.h"
 
 namespace tacit::isel {
-
-// What the ISA's units need, derived once per ISA from their patterns.
-struct IsaNeeds {
-  std::set<hlo::HloOpcode> ops;          // operators of any unit pattern
-  std::set<int64_t> dot_rows, dot_cols;  // result extents of the units' dots (largest per α range)
-  std::set<int64_t> dot_depths;          // contracting extents of the units' dots
-  std::set<hlo::PrimitiveType> dot_types;  // result element types of the units' dots
-  // Extents of the units' rank-2 elementwise results (largest per α range), per operator and
-  // result type.
-  struct Extents {
-    std::set<int64_t> rows, cols;
-  };
-  std::map<std::pair<hlo::HloOpcode, hlo::PrimitiveType>, Extents> elementwise;
-  // The units' rank-1 elementwise operators, by result type (flat vectors: Gemmini's HBM `add`).
-  std::set<std::pair<hlo::HloOpcode, hlo::PrimitiveType>> flat_elementwise;
-};
-IsaNeeds analyzeIsa(const taidl::Isa& isa, const UnitSet& units);
 
 // What `tacit isa rules` prints of a rule and what selectRules reads: fixed when the rule is made.
 struct RuleInfo {

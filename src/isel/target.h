@@ -1,8 +1,8 @@
 // One ISA as instruction selection sees it, built once per ISA and shared by every kernel compiled
 // for it (docs/isel.md, "Target"): the spec, its selectable units (units.h), what those units need
-// of the IR (IsaNeeds, rules.h) and the IR rules selected for those needs. `tacit compile` and
-// generated backends build one per run; each part of a piecewise compile, the explanation of the
-// chosen graph and phase 2 use the same one, as the tiling layer's tile kernels will.
+// of the IR (IsaNeeds, isa_analysis.h) and the IR rules selected for those needs. `tacit compile`
+// and generated backends build one per run; each part of a piecewise compile, the explanation of
+// the chosen graph and phase 2 use the same one, as the tiling layer's tile kernels will.
 #pragma once
 
 #include <vector>
