@@ -142,6 +142,10 @@ Runner& Runner::setApplied(AppliedMatches* applied) {
 }
 
 RunReport Runner::run(std::span<const Rewrite> rules) {
+  return run(rules, {});
+}
+
+RunReport Runner::run(std::span<const Rewrite> rules, std::span<ClientRule* const> clients) {
   const auto start = Clock::now();
   // A huge max_time means "no time limit"; adding it must not overflow the clock.
   const auto room =
@@ -161,7 +165,7 @@ RunReport Runner::run(std::span<const Rewrite> rules) {
       report.stop = *stop;
       break;
     }
-    IterationReport it = iterate(iteration, rules, deadline);
+    IterationReport it = iterate(iteration, rules, clients, deadline);
     report.search_seconds += it.search_seconds;
     report.apply_seconds += it.apply_seconds;
     report.rebuild_seconds += it.rebuild_seconds;
@@ -236,18 +240,20 @@ Runner::Clock::duration Runner::predictedRebuild() const {
 }
 
 IterationReport Runner::iterate(size_t iteration, std::span<const Rewrite> rules,
-                                Clock::time_point deadline) {
+                                std::span<ClientRule* const> clients, Clock::time_point deadline) {
   IterationReport it;
   it.index = iteration;
-  it.rules.resize(rules.size());
+  it.rules.resize(rules.size() + clients.size());
   const size_t nodes_before = g_.nodeCount();
   const uint64_t version_before = g_.version();
 
   auto t0 = Clock::now();
   std::optional<StopReason> stop = searchAll(iteration, rules, deadline, it);
+  if (!stop) stop = searchClients(clients, rules.size(), deadline, it);
   auto t1 = Clock::now();
   it.search_seconds += std::chrono::duration<double>(t1 - t0).count();
   if (!stop) stop = applyAll(rules, deadline, it);
+  if (!stop) stop = applyClients(clients, rules.size(), deadline, it);
   it.apply_seconds += secondsSince(t1);
   if (!stop) stop = finishChunkedRules(iteration, rules, deadline, it);
   const uint64_t unions_before = g_.unionCount();
@@ -317,6 +323,35 @@ std::optional<StopReason> Runner::searchRule(size_t iteration, size_t r, const R
   if (!continuing && !scheduler_->accept(iteration, r, stats.matches)) {
     stats.discarded = true;
     matches_[r].clear();
+  }
+  return std::nullopt;
+}
+
+// The client rules' searches (ClientRule); their stats are it.rules[first + k].
+std::optional<StopReason> Runner::searchClients(std::span<ClientRule* const> clients, size_t first,
+                                                Clock::time_point deadline, IterationReport& it) {
+  for (size_t k = 0; k < clients.size(); ++k) {
+    RuleStats& stats = it.rules[first + k];
+    auto t = Clock::now();
+    stats.searched = true;
+    stats.matches = clients[k]->search(g_);
+    stats.chunks = 1;
+    stats.search_seconds += secondsSince(t);
+    if (Clock::now() >= deadline) return StopReason::kTimeLimit;
+  }
+  return std::nullopt;
+}
+
+// The client rules' applications, each one application: limits are checked before it.
+std::optional<StopReason> Runner::applyClients(std::span<ClientRule* const> clients, size_t first,
+                                               Clock::time_point deadline, IterationReport& it) {
+  for (size_t k = 0; k < clients.size(); ++k) {
+    RuleStats& stats = it.rules[first + k];
+    if (auto stop = sizeLimit()) return stop;
+    if (Clock::now() + predictedRebuild() >= deadline) return StopReason::kTimeLimit;
+    auto t = Clock::now();
+    stats.applied = clients[k]->apply(g_);
+    stats.apply_seconds += secondsSince(t);
   }
   return std::nullopt;
 }

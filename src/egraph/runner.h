@@ -205,6 +205,24 @@ class AppliedMatches {
   size_t skipped_ = 0;
 };
 
+// A rule whose search and application are the client's, driven by the runner (egg's Searcher and
+// Applier traits): for matching that patterns cannot express — the instruction selector's unit
+// patterns, which solve α from the matched types and skip identity operators. The runner keeps
+// the iteration: it calls search() on the clean e-graph after the pattern rules' searches, apply()
+// after their applications (once, as one application: the size limits and the time limit's
+// predicted rebuild are checked before it), then rebuilds; its RuleStats follow the pattern
+// rules' in IterationReport::rules. Client rules are not scheduled: they are searched every
+// iteration.
+class ClientRule {
+ public:
+  virtual ~ClientRule() = default;
+  virtual std::string_view name() const = 0;
+  // Finds the rule's matches in the clean e-graph `g` and keeps them; returns how many.
+  virtual size_t search(const EGraph& g) = 0;
+  // Applies the matches the last search() found; returns the number of changes it made.
+  virtual size_t apply(EGraph& g) = 0;
+};
+
 // Called after every iteration (including the last: its report's `stop` is set). Return true to
 // stop the run.
 using IterationHook = std::function<bool(EGraph& g, const IterationReport& it)>;
@@ -222,12 +240,19 @@ class Runner {
 
   // Saturates g with the rules. May be called again (e.g. with other rules) on the same e-graph.
   RunReport run(std::span<const Rewrite> rules);
+  // The same with client rules (ClientRule), each iteration searched after `rules` and applied
+  // after them; they must outlive the call.
+  RunReport run(std::span<const Rewrite> rules, std::span<ClientRule* const> clients);
 
  private:
   using Clock = std::chrono::steady_clock;
   std::optional<StopReason> limitBefore(size_t iteration, Clock::time_point deadline) const;
   IterationReport iterate(size_t iteration, std::span<const Rewrite> rules,
-                          Clock::time_point deadline);
+                          std::span<ClientRule* const> clients, Clock::time_point deadline);
+  std::optional<StopReason> searchClients(std::span<ClientRule* const> clients, size_t first,
+                                          Clock::time_point deadline, IterationReport& it);
+  std::optional<StopReason> applyClients(std::span<ClientRule* const> clients, size_t first,
+                                         Clock::time_point deadline, IterationReport& it);
   std::optional<StopReason> searchAll(size_t iteration, std::span<const Rewrite> rules,
                                       Clock::time_point deadline, IterationReport& it);
   std::optional<StopReason> applyAll(std::span<const Rewrite> rules, Clock::time_point deadline,

@@ -123,6 +123,74 @@ TEST(Runner, SaturatesAndProvesAcEquivalence) {
   EXPECT_EQ(again.iterations.size(), 1u);
 }
 
+// A client rule (egg's Searcher/Applier): every class with an `a` e-node, found by its own search
+// on the clean e-graph, is united with u of itself.
+class WrapLeaves final : public ClientRule {
+ public:
+  explicit WrapLeaves(const TestLang& l) : L(l) {}
+  std::string_view name() const override { return "wrap-leaves"; }
+  size_t search(const EGraph& g) override {
+    EXPECT_TRUE(g.clean());
+    found.clear();
+    for (ClassId c : g.classes()) {
+      for (NodeId n : g.nodes(c)) {
+        if (g.node(n).op() == L.a) found.push_back(c);
+      }
+    }
+    ++searches;
+    return found.size();
+  }
+  size_t apply(EGraph& g) override {
+    size_t changes = 0;
+    for (ClassId c : found)
+      changes += g.unite(g.add(L.u, {c}), c) ? 1 : 0;
+    return changes;
+  }
+  const TestLang& L;
+  std::vector<ClassId> found;
+  int searches = 0;
+};
+
+TEST(Runner, ClientRulesAreSearchedAndAppliedAfterThePatternRules) {
+  TestLang L;
+  EGraph g(L.lang);
+  ClassId a = g.add(L.a, {}), b = g.add(L.b, {});
+  ClassId fab = g.add(L.f, {a, b});
+  std::vector<Rewrite> rules = acRules(*L.lang);
+  WrapLeaves wrap(L);
+  ClientRule* clients[] = {&wrap};
+  RunReport r = Runner(g, limits(10000, 10, 10)).run(rules, clients);
+  EXPECT_EQ(r.stop, StopReason::kSaturated);
+  EXPECT_TRUE(g.same(g.add(L.u, {a}), a));       // the client's union
+  EXPECT_TRUE(g.same(fab, g.add(L.f, {b, a})));  // the pattern rules'
+  ASSERT_GE(r.iterations.size(), 2u);
+  const IterationReport& first = r.iterations.front();
+  ASSERT_EQ(first.rules.size(), rules.size() + 1);  // the client's stats follow the rules'
+  EXPECT_TRUE(first.rules.back().searched);
+  EXPECT_EQ(first.rules.back().matches, 1u);
+  EXPECT_EQ(first.rules.back().applied, 1u);
+  EXPECT_EQ(r.iterations.back().rules.back().applied, 0u);
+  EXPECT_EQ(wrap.searches, static_cast<int>(r.iterations.size()));
+  EXPECT_NO_THROW(g.checkInvariants());
+}
+
+TEST(Runner, ClientRuleIsNotAppliedPastANodeLimit) {
+  TestLang L;
+  EGraph g(L.lang);
+  ClassId a = g.add(L.a, {});
+  g.add(L.f, {a, g.add(L.b, {})});
+  std::vector<Rewrite> rules = acRules(*L.lang);
+  WrapLeaves wrap(L);
+  ClientRule* clients[] = {&wrap};
+  // Three e-nodes, at the limit: commutativity adds f(b, a) and the client's application, checked
+  // after it, does not happen.
+  RunReport r = Runner(g, limits(3, 10, 10)).run(rules, clients);
+  EXPECT_EQ(r.stop, StopReason::kNodeLimit);
+  EXPECT_EQ(wrap.searches, 1);
+  EXPECT_EQ(g.nodeCount(), 4u);
+  EXPECT_FALSE(g.lookup(L.u, kNoAttr, std::vector<ClassId>{a}).has_value());
+}
+
 TEST(Runner, IterationLimit) {
   TestLang L;
   EGraph g(L.lang);
