@@ -12,6 +12,12 @@ using hlo::HloOpcode;
 using hlo::PrimitiveType;
 
 ClassId IrBuilder::add(OpDesc desc, std::span<const ClassId> children) {
+  Built<ClassId> built = tryAdd(std::move(desc), children);
+  if (!built.value) throw std::logic_error(built.error);
+  return *built.value;
+}
+
+Built<ClassId> IrBuilder::tryAdd(OpDesc desc, std::span<const ClassId> children) {
   std::vector<const hlo::Shape*> operand_shapes;
   for (ClassId c : children)
     operand_shapes.push_back(&shapes_.data(c));
@@ -43,14 +49,13 @@ ClassId IrBuilder::add(OpDesc desc, std::span<const ClassId> children) {
   const hlo::HloAttributes& attrs = reducer_comp ? reduce_attrs : desc.attrs;
   hlo::ShapeResult result =
       hlo::inferShape(desc.opcode, operand_shapes, attrs, declared ? &desc.shape : nullptr);
-  if (!result.ok()) {
-    throw std::logic_error("isel: ill-typed " + std::string(hlo::opcodeName(desc.opcode)) + ": " +
-                           result.error);
-  }
+  if (!result.ok())
+    return {std::nullopt,
+            "isel: ill-typed " + std::string(hlo::opcodeName(desc.opcode)) + ": " + result.error};
   desc.shape = *result.shape;
   desc.shape.clearLayouts();
-  if (probing_) return existing(ir_.opFor(desc.opcode), ir_.findEncoded(desc), children);
-  return g_.add(ir_.opFor(desc.opcode), ir_.encode(desc), children);
+  if (probing_) return {existing(ir_.opFor(desc.opcode), ir_.findEncoded(desc), children), {}};
+  return {g_.add(ir_.opFor(desc.opcode), ir_.encode(desc), children), {}};
 }
 
 ClassId IrBuilder::existing(egraph::OpId op, std::optional<egraph::AttrId> attr,
@@ -108,28 +113,40 @@ ClassId IrBuilder::convert(ClassId x, PrimitiveType type) {
   return add(std::move(d), kids);
 }
 
-ClassId IrBuilder::bitcastConvert(ClassId x, const hlo::Shape& result) {
+OpDesc IrBuilder::bitcastConvertDesc(const hlo::Shape& result) {
   OpDesc d;
   d.opcode = HloOpcode::kBitcastConvert;
   d.shape = result;
-  ClassId kids[] = {x};
-  return add(std::move(d), kids);
+  return d;
 }
 
-ClassId IrBuilder::reshape(ClassId x, std::vector<int64_t> dims) {
+ClassId IrBuilder::bitcastConvert(ClassId x, const hlo::Shape& result) {
+  ClassId kids[] = {x};
+  return add(bitcastConvertDesc(result), kids);
+}
+
+OpDesc IrBuilder::reshapeDesc(ClassId x, std::vector<int64_t> dims) const {
   OpDesc d;
   d.opcode = HloOpcode::kReshape;
   d.shape = hlo::Shape(shape(x).elementType(), std::move(dims));
-  ClassId kids[] = {x};
-  return add(std::move(d), kids);
+  return d;
 }
 
-ClassId IrBuilder::transpose(ClassId x, std::vector<int64_t> perm) {
+ClassId IrBuilder::reshape(ClassId x, std::vector<int64_t> dims) {
+  ClassId kids[] = {x};
+  return add(reshapeDesc(x, std::move(dims)), kids);
+}
+
+OpDesc IrBuilder::transposeDesc(std::vector<int64_t> perm) {
   OpDesc d;
   d.opcode = HloOpcode::kTranspose;
   d.attrs.dimensions = std::move(perm);
+  return d;
+}
+
+ClassId IrBuilder::transpose(ClassId x, std::vector<int64_t> perm) {
   ClassId kids[] = {x};
-  return add(std::move(d), kids);
+  return add(transposeDesc(std::move(perm)), kids);
 }
 
 ClassId IrBuilder::broadcast(ClassId x, std::vector<int64_t> result_dims,

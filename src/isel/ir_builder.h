@@ -4,12 +4,21 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "isel/ir.h"
 #include "isel/value_range.h"
 
 namespace tacit::isel {
+
+// What a checked construction built, or why it could not be built: an expected outcome (a chain
+// that a solved α makes ill-typed over the matched classes), returned rather than thrown.
+template <typename T>
+struct Built {
+  std::optional<T> value;
+  std::string error;  // why, when there is no value
+};
 
 class IrBuilder {
  public:
@@ -23,6 +32,9 @@ class IrBuilder {
   // Adds `desc` over `children`. If desc.shape is an invalid (default) shape it is inferred;
   // otherwise it is checked. Throws std::logic_error on an ill-typed node (a bug in a rule).
   ClassId add(OpDesc desc, std::span<const ClassId> children);
+  // As add(), but an ill-typed node is not added: its error (add()'s message) is returned. For the
+  // matcher, whose constructed chains are typed by the spec's expressions at a solved α.
+  Built<ClassId> tryAdd(OpDesc desc, std::span<const ClassId> children);
 
   ClassId constant(hlo::Literal literal);
   ClassId undef(const hlo::Shape& type);
@@ -39,6 +51,10 @@ class IrBuilder {
   ClassId pad(ClassId x, ClassId value, std::vector<hlo::PadDim> padding);
   ClassId dot(ClassId lhs, ClassId rhs, hlo::DotDims dims, hlo::PrimitiveType result_type);
   ClassId reduce(ClassId x, ClassId init, std::vector<int64_t> dimensions, Reducer reducer);
+  // The nodes reshape(), bitcastConvert() and transpose() add, for tryAdd().
+  OpDesc reshapeDesc(ClassId x, std::vector<int64_t> dims) const;
+  static OpDesc bitcastConvertDesc(const hlo::Shape& result);
+  static OpDesc transposeDesc(std::vector<int64_t> perm);
 
   // HBM byte flattening (ACT's bflat): E[S] -> u8[bytes], C order, little-endian, and its inverse.
   // The bytes of an undefined value are an undefined byte vector.

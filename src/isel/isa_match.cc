@@ -1,14 +1,14 @@
+// Computing units (isa_match.h): a pattern's skeleton matched over the e-graph with identity
+// skips, the match verified at the solved α, and the instruction constructed. α solving is
+// alpha_solver.cc, pure movements isa_match_movement.cc, the incremental run isa_match_run.cc,
+// block writes region_write.cc.
 #include "isel/isa_match.h"
 #include "isel/isa_match_state.h"
 
-#include <map>
-#include <numeric>
-#include <stdexcept>
+#include <algorithm>
 
 #include "hlo/builder.h"
 #include "isel/passes.h"
-#include "isel/pattern_view.h"
-#include "isel/view_index.h"
 #include "taidl/ops.h"
 
 namespace tacit::isel {
@@ -120,13 +120,6 @@ std::vector<int64_t> inversePerm(const std::vector<int64_t>& perm) {
   return inv;
 }
 
-const OpAttr* findAttr(const SymOp& op, std::string_view name) {
-  for (const OpAttr& a : op.attrs) {
-    if (a.name.text == name) return &a;
-  }
-  return nullptr;
-}
-
 hlo::ComparisonType defaultComparison(hlo::PrimitiveType t) {
   if (hlo::isFloat(t)) return hlo::ComparisonType::kFloat;
   if (hlo::isSignedInteger(t)) return hlo::ComparisonType::kSigned;
@@ -135,108 +128,7 @@ hlo::ComparisonType defaultComparison(hlo::PrimitiveType t) {
 
 }  // namespace
 
-// ---- AlphaSolver ----------------------------------------------------------------------------
-
-AlphaSolver::AlphaSolver(int32_t num_attrs, int32_t num_alpha)
-    : num_alpha_(num_alpha),
-      values_(static_cast<size_t>(num_attrs), 0),
-      known_(static_cast<size_t>(num_attrs), 0) {}
-
-int32_t AlphaSolver::knownCount() const {
-  int32_t n = 0;
-  for (int32_t s = 0; s < num_alpha_; ++s)
-    n += known_[static_cast<size_t>(s)];
-  return n;
-}
-
-void AlphaSolver::bind(int32_t slot, int64_t value) {
-  values_[static_cast<size_t>(slot)] = value;
-  known_[static_cast<size_t>(slot)] = 1;
-}
-
-AlphaSolver::Outcome AlphaSolver::tryUnify(const Expr& e, int64_t value) {
-  int32_t unknown = -1, count = 0;
-  for (int32_t s = 0; s < num_alpha_; ++s) {
-    if (!known_[static_cast<size_t>(s)] && e.usesSlot(RefKind::kAlpha, s)) {
-      unknown = s;
-      ++count;
-    }
-  }
-  taidl::EvalEnv env{values_, {}, {}};
-  if (count == 0) {
-    try {
-      return taidl::evalExpr(e, env) == value ? Outcome::kOk : Outcome::kContradiction;
-    } catch (const ExprError&) {
-      return Outcome::kContradiction;
-    }
-  }
-  if (count > 1) return Outcome::kDeferred;
-  // Linear in the one unknown? Sample three points, then solve and check exactly.
-  int64_t f[3];
-  for (int x = 0; x < 3; ++x) {
-    values_[static_cast<size_t>(unknown)] =
-        x + 1;  // avoid 0: divisions by the attribute are common
-    try {
-      f[x] = taidl::evalExpr(e, env);
-    } catch (const ExprError&) {
-      values_[static_cast<size_t>(unknown)] = 0;
-      return Outcome::kDeferred;
-    }
-  }
-  values_[static_cast<size_t>(unknown)] = 0;
-  int64_t a = f[1] - f[0];
-  if (a == 0 || f[2] - f[1] != a) return Outcome::kDeferred;
-  int64_t num = value - f[0];
-  if (num % a != 0) return Outcome::kContradiction;
-  int64_t x = num / a + 1;
-  values_[static_cast<size_t>(unknown)] = x;
-  try {
-    if (taidl::evalExpr(e, env) != value) {
-      values_[static_cast<size_t>(unknown)] = 0;
-      return Outcome::kContradiction;
-    }
-  } catch (const ExprError&) {
-    values_[static_cast<size_t>(unknown)] = 0;
-    return Outcome::kContradiction;
-  }
-  known_[static_cast<size_t>(unknown)] = 1;
-  return Outcome::kOk;
-}
-
-bool AlphaSolver::unify(const Expr& e, int64_t value) {
-  Outcome o = tryUnify(e, value);
-  if (o == Outcome::kContradiction) return false;
-  if (o == Outcome::kDeferred) pending_.emplace_back(e, value);
-  return o == Outcome::kDeferred || settle();
-}
-
-bool AlphaSolver::settle() {
-  bool progress = true;
-  while (progress && !pending_.empty()) {
-    progress = false;
-    for (size_t i = 0; i < pending_.size();) {
-      Outcome o = tryUnify(pending_[i].first, pending_[i].second);
-      if (o == Outcome::kContradiction) return false;
-      if (o == Outcome::kOk) {
-        pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
-        progress = true;
-      } else {
-        ++i;
-      }
-    }
-  }
-  return true;
-}
-
 // ---- matching -------------------------------------------------------------------------------
-
-struct IsaMatcher::Accepted {
-  int32_t pattern;
-  State state;
-  uint32_t record = kNoRecord;  // in records_: its (pattern, class) pair (not a strided load)
-  bool replayed = false;        // the state is the previous run's (the pair did not change)
-  static constexpr uint32_t kNoRecord = ~uint32_t{0};
-};
 
 IsaMatcher::IsaMatcher(const taidl::Isa& isa, const UnitSet& units, IrBuilder& b)
     : isa_(isa), units_(units), b_(b) {}
@@ -249,63 +141,6 @@ void IsaMatcher::fail(int32_t pattern, ClassId c, std::string_view reason) {
   if (count >= kMaxFailuresPerPattern) return;
   ++count;
   failures_.push_back({pattern, c, std::string(reason)});
-}
-
-bool unifyType(const taidl::TypeExpr& t, const hlo::Shape& s, AlphaSolver& a) {
-  if (t.dtype != s.elementType() || static_cast<int64_t>(t.dims.size()) != s.rank()) return false;
-  for (size_t i = 0; i < t.dims.size(); ++i) {
-    if (!a.unify(t.dims[i], s.dim(static_cast<int64_t>(i)))) return false;
-  }
-  return true;
-}
-
-bool unifyList(const OpAttr* attr, const std::vector<int64_t>& values, AlphaSolver& a) {
-  if (attr == nullptr) return values.empty();
-  if (attr->list.size() != values.size()) return false;
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (!a.unify(attr->list[i], values[i])) return false;
-  }
-  return true;
-}
-
-// Unifies the attributes that can carry α (everything else is compared in verify()).
-bool unifyAttrs(const SymOp& op, const OpDesc& d, AlphaSolver& a) {
-  const hlo::HloAttributes& c = d.attrs;
-  if (const OpAttr* dims = findAttr(op, "dimensions");
-      dims && c.dimensions && !unifyList(dims, *c.dimensions, a)) {
-    return false;
-  }
-  if (c.dot_dims) {
-    if (!unifyList(findAttr(op, "lhs_batch_dims"), c.dot_dims->lhs_batch, a) ||
-        !unifyList(findAttr(op, "lhs_contracting_dims"), c.dot_dims->lhs_contracting, a) ||
-        !unifyList(findAttr(op, "rhs_batch_dims"), c.dot_dims->rhs_batch, a) ||
-        !unifyList(findAttr(op, "rhs_contracting_dims"), c.dot_dims->rhs_contracting, a)) {
-      return false;
-    }
-  }
-  if (const OpAttr* s = findAttr(op, "slice"); s && c.slice) {
-    if (s->ranges.size() != c.slice->size()) return false;
-    for (size_t i = 0; i < s->ranges.size(); ++i) {
-      const taidl::RangeExpr& r = s->ranges[i];
-      if (!a.unify(r.start, (*c.slice)[i].start) || !a.unify(r.limit, (*c.slice)[i].limit))
-        return false;
-      if (!r.stride.empty() && !a.unify(r.stride, (*c.slice)[i].stride)) return false;
-    }
-  }
-  if (const OpAttr* p = findAttr(op, "padding"); p && c.padding) {
-    if (p->ranges.size() != c.padding->size()) return false;
-    for (size_t i = 0; i < p->ranges.size(); ++i) {
-      const taidl::RangeExpr& r = p->ranges[i];
-      if (!a.unify(r.start, (*c.padding)[i].lo) || !a.unify(r.limit, (*c.padding)[i].hi))
-        return false;
-      if (!r.stride.empty() && !a.unify(r.stride, (*c.padding)[i].interior)) return false;
-    }
-  }
-  if (const OpAttr* io = findAttr(op, "iota_dimension");
-      io && c.iota_dimension && !a.unify(io->expr, *c.iota_dimension)) {
-    return false;
-  }
-  return true;
 }
 
 bool IsaMatcher::isLeaf(const UnitPattern& p, int32_t node) {
@@ -651,8 +486,8 @@ std::string IsaMatcher::verify(const UnitPattern& p, const State& s) const {
 
 // ---- construction ---------------------------------------------------------------------------
 
-ClassId IsaMatcher::invertChain(const UnitPattern& p, const std::vector<int32_t>& chain,
-                                ClassId top, const State& s) {
+Built<ClassId> IsaMatcher::invertChain(const UnitPattern& p, const std::vector<int32_t>& chain,
+                                       ClassId top, const State& s) {
   taidl::EvalEnv env = s.alpha.env();
   ClassId cur = top;
   hlo::HloModule scratch("reducers");
@@ -663,35 +498,38 @@ ClassId IsaMatcher::invertChain(const UnitPattern& p, const std::vector<int32_t>
     const SymOp& q = p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(chain[k])].op)];
     const SymOp& r = p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(chain[k + 1])].op)];
     hlo::Shape below = taidl::evalType(r.type, env);
+    std::optional<OpDesc> d;
     switch (q.opcode) {
       case HloOpcode::kReshape:
-        cur = b_.reshape(cur, below.dims());
+        d = b_.reshapeDesc(cur, below.dims());
         break;
       case HloOpcode::kBitcastConvert:
-        cur = b_.bitcastConvert(cur, below);
+        d = IrBuilder::bitcastConvertDesc(below);
         break;
       case HloOpcode::kTranspose:
-        cur = b_.transpose(
-            cur, inversePerm(*taidl::evalOpAttrs(q.opcode, q.attrs, env, {}, reducer).dimensions));
+        d = IrBuilder::transposeDesc(
+            inversePerm(*taidl::evalOpAttrs(q.opcode, q.attrs, env, {}, reducer).dimensions));
         break;
-      case HloOpcode::kReverse: {
-        OpDesc d;
-        d.opcode = HloOpcode::kReverse;
-        d.attrs.dimensions = taidl::evalOpAttrs(q.opcode, q.attrs, env, {}, reducer).dimensions;
-        ClassId kids[] = {cur};
-        cur = b_.add(std::move(d), kids);
+      case HloOpcode::kReverse:
+        d = OpDesc();
+        d->opcode = HloOpcode::kReverse;
+        d->attrs.dimensions = taidl::evalOpAttrs(q.opcode, q.attrs, env, {}, reducer).dimensions;
         break;
-      }
       default:  // copy: the identity
         break;
     }
+    if (!d) continue;
+    ClassId kids[] = {cur};
+    Built<ClassId> next = b_.tryAdd(std::move(*d), kids);
+    if (!next.value) return next;
+    cur = *next.value;
   }
-  return cur;
+  return {cur, {}};
 }
 
 // The classes of the unit's inputs for a match: identity matrices and splats the match assumed
 // become constants, overwritten regions undefined values, the others their inverted chains.
-std::vector<ClassId> IsaMatcher::constructInputs(const UnitPattern& p, State& s) {
+Built<std::vector<ClassId>> IsaMatcher::constructInputs(const UnitPattern& p, State& s) {
   taidl::EvalEnv env = s.alpha.env();
   // Identity matrices the match assumed: they become constants (loaded like any other operand).
   for (auto [dot, k] : s.identity_dots) {
@@ -720,20 +558,23 @@ std::vector<ClassId> IsaMatcher::constructInputs(const UnitPattern& p, State& s)
     if (undefined) {
       inputs.push_back(b_.undef(taidl::evalType(p.sym->inputs[i].type, env)));
     } else {
-      inputs.push_back(invertChain(p, in.chain, s.cls[static_cast<size_t>(in.leaf)], s));
+      Built<ClassId> input = invertChain(p, in.chain, s.cls[static_cast<size_t>(in.leaf)], s);
+      if (!input.value) return {std::nullopt, std::move(input.error)};
+      inputs.push_back(*input.value);
     }
   }
-  return inputs;
+  return {std::move(inputs), {}};
 }
 
-ClassId IsaMatcher::construct(const UnitPattern& p, const State& matched) {
+Built<ClassId> IsaMatcher::construct(const UnitPattern& p, const State& matched) {
   State s = matched;
   taidl::EvalEnv env = s.alpha.env();
   hlo::HloModule scratch("reducers");
   taidl::ReducerFn reducer = [&](HloOpcode op, hlo::PrimitiveType t) {
     return hlo::addScalarReducer(scratch, op, t);
   };
-  std::vector<ClassId> inputs = constructInputs(p, s);
+  Built<std::vector<ClassId>> inputs = constructInputs(p, s);
+  if (!inputs.value) return {std::nullopt, std::move(inputs.error)};
   ClassId result = s.cls[static_cast<size_t>(p.skeleton_root)];
   for (auto it = p.out_chain.rbegin(); it != p.out_chain.rend(); ++it) {
     const SymOp& q = p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(*it)].op)];
@@ -746,106 +587,16 @@ ClassId IsaMatcher::construct(const UnitPattern& p, const State& matched) {
       d.attrs.dimensions = taidl::evalOpAttrs(q.opcode, q.attrs, env, {}, reducer).dimensions;
     }
     ClassId kids[] = {result};
-    result = b_.add(std::move(d), kids);
+    Built<ClassId> next = b_.tryAdd(std::move(d), kids);
+    if (!next.value) return next;
+    result = *next.value;
   }
   const Unit& u = units_.units[static_cast<size_t>(p.unit)];
   PiiDesc pii = piiDescFor(p, u, s.alpha, b_.shape(result));
-  ClassId node = b_.egraph().add(b_.ir().piiOp(), b_.ir().encode(pii), inputs);
+  ClassId node = b_.egraph().add(b_.ir().piiOp(), b_.ir().encode(pii), *inputs.value);
   uniteConstructed(node, result);
-  return result;
+  return {result, {}};
 }
-
-// ---- driver ---------------------------------------------------------------------------------
-
-// An α that no type determines but the case fixes (`if (function == 0)` selects the case, or
-// its else branch with `function` in [0, 1]) is bound: from the case's path equalities, else when
-// exactly one value of its range satisfies the case's constraints. verify() still checks them all.
-namespace {
-constexpr int64_t kMaxAlphaScan = 64;
-
-bool satisfiesKnown(const UnitPattern& p, const AlphaSolver& a, int32_t slot) {
-  for (const Expr& c : p.sym->constraints) {
-    if (c.uses(RefKind::kBeta)) continue;
-    bool decidable = true;
-    for (const taidl::ExprNode& n : c.nodes()) {
-      if (n.op == taidl::ExprOp::kRef && n.ref == RefKind::kAlpha && n.slot != slot &&
-          !a.known(n.slot))
-        decidable = false;
-    }
-    if (!decidable) continue;
-    try {
-      if (taidl::evalExpr(c, a.env()) == 0) return false;
-    } catch (const ExprError&) {
-      return false;
-    }
-  }
-  return true;
-}
-
-bool bindUndetermined(const UnitPattern& p, const Unit& u, AlphaSolver& a) {
-  for (const Expr& c : p.sym->path) {
-    if (c.root().op != taidl::ExprOp::kEq) continue;
-    Expr l = c.subtree(c.root().a), r = c.subtree(c.root().b);
-    if (auto v = r.constantValue()) {
-      a.unify(l, *v);
-    } else if (auto w = l.constantValue()) {
-      a.unify(r, *w);
-    }
-  }
-  if (!a.settle()) return false;
-  for (int32_t slot = 0; slot < u.num_alpha; ++slot) {
-    const taidl::AlphaRange& range = (*u.ranges)[static_cast<size_t>(slot)];
-    if (a.known(slot) || !range.bounded() || range.range.hi - range.range.lo >= kMaxAlphaScan)
-      continue;
-    std::optional<int64_t> only;
-    int solutions = 0;
-    for (int64_t v = range.range.lo; v <= range.range.hi && solutions < 2; ++v) {
-      AlphaSolver trial = a;
-      trial.bind(slot, v);
-      if (satisfiesKnown(p, trial, slot)) {
-        only = v;
-        ++solutions;
-      }
-    }
-    if (solutions == 1) a.bind(slot, *only);
-  }
-  return a.settle();
-}
-
-// α the types leave open together (Gemmini `add` reads `s8[rows * cols]`: the product fixes
-// neither factor): the first open slot with a bounded range takes each value, largest first, for
-// which the deferred equations settle and the constraints hold, and the rest is completed the same
-// way; at most `limit` completions. verify() (and, for movement, the view comparison) decides
-// whether a completion is a match.
-constexpr int64_t kMaxAlphaEnumeration = 1 << 16;
-
-void completeAlpha(const UnitPattern& p, const Unit& u, const AlphaSolver& a, size_t limit,
-                   std::vector<AlphaSolver>& out) {
-  if (out.size() >= limit) return;
-  if (a.complete()) {
-    out.push_back(a);
-    return;
-  }
-  for (int32_t slot = 0; slot < u.num_alpha; ++slot) {
-    const taidl::AlphaRange& range = (*u.ranges)[static_cast<size_t>(slot)];
-    if (a.known(slot)) continue;
-    if (!range.bounded() || range.range.hi - range.range.lo >= kMaxAlphaEnumeration) return;
-    for (int64_t v = range.range.hi; v >= range.range.lo && out.size() < limit; --v) {
-      AlphaSolver trial = a;
-      trial.bind(slot, v);
-      if (trial.settle() && satisfiesKnown(p, trial, slot)) completeAlpha(p, u, trial, limit, out);
-    }
-    return;
-  }
-}
-
-std::vector<AlphaSolver> completions(const UnitPattern& p, const Unit& u, const AlphaSolver& a,
-                                     size_t limit) {
-  std::vector<AlphaSolver> out;
-  completeAlpha(p, u, a, limit, out);
-  return out;
-}
-}  // namespace
 
 // Whether matchNode() at the skeleton root of p cannot find anything at class c, decided without
 // building a state: the root is an operator with no identity skip (not a leaf, a constant, an
@@ -916,359 +667,6 @@ bool IsaMatcher::tryPattern(int32_t pattern, ClassId x) {
     any = true;
   }
   return any;
-}
-
-bool IsaMatcher::tryPureMovement(int32_t pattern, ClassId t) {
-  const UnitPattern& p = units_.patterns[static_cast<size_t>(pattern)];
-  const Unit& u = units_.units[static_cast<size_t>(p.unit)];
-  State s = State::start(p, u);
-  const SymOp& root = p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(p.root)].op)];
-  if (!unifyType(root.type, b_.shape(t), s.alpha) || !s.alpha.settle() ||
-      !bindUndetermined(p, u, s.alpha) || !unifyIdentityLinks(p, s))
-    return false;
-  s.cls[static_cast<size_t>(p.root)] = t;
-  std::string why = verify(p, s);
-  if (!why.empty()) {
-    fail(pattern, t, why);
-    return false;
-  }
-  accepted_.push_back({pattern, std::move(s)});
-  return true;
-}
-
-// The α slot a partial match left unknown, if exactly one is.
-std::optional<int32_t> IsaMatcher::singleUnknown(const UnitPattern& p, const AlphaSolver& a) const {
-  const Unit& u = units_.units[static_cast<size_t>(p.unit)];
-  if (a.knownCount() != u.num_alpha - 1) return std::nullopt;
-  for (int32_t slot = 0; slot < u.num_alpha; ++slot) {
-    if (!a.known(slot)) return slot;
-  }
-  return std::nullopt;
-}
-
-static bool chainHasPadOrSlice(const UnitPattern& p, const std::vector<int32_t>& chain) {
-  for (int32_t n : chain) {
-    const PatternNode& pn = p.nodes[static_cast<size_t>(n)];
-    if (pn.input < 0 && isIdentityLink(p.sym->ops[static_cast<size_t>(pn.op)].opcode)) return true;
-  }
-  return false;
-}
-
-// A pitched load: the pattern's whole chain (pad, reshape, slice, ...) is a strided view of its
-// input's bytes. Where the class t is that view of a byte vector of the kernel (a column block of a
-// row-major matrix in HBM), the unit loads t from the bytes the view spans, with the α (the pitch)
-// that makes the two views equal.
-bool IsaMatcher::tryStridedLoad(int32_t pattern, ClassId t) {
-  const UnitPattern& p = units_.patterns[static_cast<size_t>(pattern)];
-  std::vector<int32_t> chain = p.out_chain;
-  chain.push_back(p.skeleton_root);
-  const bool pitched = chainHasPadOrSlice(p, chain);
-  const Unit& u = units_.units[static_cast<size_t>(p.unit)];
-  State s = State::start(p, u);
-  const SymOp& root = p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(p.root)].op)];
-  if (!unifyType(root.type, b_.shape(t), s.alpha) || !s.alpha.settle() ||
-      !bindUndetermined(p, u, s.alpha))
-    return false;
-  // The pitch: the one α left (or none, if the case fixed everything).
-  std::optional<int32_t> slot = singleUnknown(p, s.alpha);
-  if (!pitched || (!slot && !s.alpha.complete())) return tryOpenMovement(pattern, t, s, chain);
-  auto view_at = [&](int64_t x) -> std::optional<StridedView> {
-    AlphaSolver a = s.alpha;
-    if (slot) a.bind(*slot, x);
-    std::optional<ChainView> cv = chainView(p, chain, a.env());
-    if (!cv || !cv->exact()) return std::nullopt;
-    return cv->view;
-  };
-  bool any = false;
-  std::vector<BaseView> views = views_->views(t);  // a copy: construction comes later
-  for (const BaseView& bv : views) {
-    if (bv.base == t || !bv.exact() || !isByteVector(b_.shape(bv.base))) continue;
-    State m = s;
-    if (slot) {
-      std::optional<int64_t> x = solveSlot(view_at, bv.view);
-      if (!x) continue;
-      m.alpha.bind(*slot, *x);
-    } else if (std::optional<StridedView> v = view_at(0); !v || v->dims != bv.view.dims) {
-      continue;
-    }
-    any |= acceptViewLoad(pattern, chain, m, bv, t);
-  }
-  return any;
-}
-
-// A movement whose types leave several α open (Gemmini `transpose` of u8[rows * cols]): where t is
-// an exact view of a byte vector, each completion of α whose chain is that same view (up to the
-// offset) is a match. Nothing is constructed for classes that are no such view.
-bool IsaMatcher::tryOpenMovement(int32_t pattern, ClassId t, const State& s,
-                                 const std::vector<int32_t>& chain) {
-  if (s.alpha.complete()) return false;  // tryPureMovement's case
-  const UnitPattern& p = units_.patterns[static_cast<size_t>(pattern)];
-  const Unit& u = units_.units[static_cast<size_t>(p.unit)];
-  std::vector<BaseView> views = views_->views(t);  // a copy: construction comes later
-  std::vector<AlphaSolver> options;
-  bool any = false;
-  for (const BaseView& bv : views) {
-    if (bv.base == t || !bv.exact() || !isByteVector(b_.shape(bv.base))) continue;
-    if (options.empty()) options = completions(p, u, s.alpha, 64);
-    for (const AlphaSolver& a : options) {
-      std::optional<ChainView> cv = chainView(p, chain, a.env());
-      if (!cv || !cv->exact() || cv->view.dims != bv.view.dims) continue;
-      State m = s;
-      m.alpha = a;
-      if (acceptViewLoad(pattern, chain, m, bv, t)) {
-        any = true;
-        break;  // one completion per view: the others read the same bytes the same way
-      }
-    }
-  }
-  return any;
-}
-
-// Accepts the movement `pattern` at t reading the bytes of bv's base that its chain (with m's α)
-// views as t.
-bool IsaMatcher::acceptViewLoad(int32_t pattern, const std::vector<int32_t>& chain, State& m,
-                                const BaseView& bv, ClassId t) {
-  const UnitPattern& p = units_.patterns[static_cast<size_t>(pattern)];
-  std::optional<ChainView> cv = chainView(p, chain, m.alpha.env());
-  if (!cv) return false;
-  int64_t in_bytes = taidl::evalType(p.sym->inputs[0].type, m.alpha.env()).byteSize();
-  int64_t offset = bv.view.offset - cv->view.offset;
-  if (offset < 0 || offset + in_bytes > b_.shape(bv.base).byteSize()) return false;
-  m.cls[static_cast<size_t>(p.root)] = t;
-  m.views_checked = true;
-  m.view_base = bv.base;
-  m.view_offset = offset;
-  m.view_bytes = in_bytes;
-  if (std::string why = verify(p, m); !why.empty()) {
-    fail(pattern, t, why);
-    return false;
-  }
-  accepted_.push_back({pattern, std::move(m)});
-  return true;
-}
-
-// The bytes a pitched load reads: a slice of the byte vector its view is over.
-ClassId IsaMatcher::viewInput(const State& s) {
-  if (s.view_offset == 0 && s.view_bytes == b_.shape(s.view_base).byteSize()) return s.view_base;
-  return b_.slice(s.view_base, {hlo::SliceDim{s.view_offset, s.view_offset + s.view_bytes, 1}});
-}
-
-ClassId IsaMatcher::constructPureMovement(const UnitPattern& p, const State& s) {
-  const Unit& u = units_.units[static_cast<size_t>(p.unit)];
-  ClassId t = s.cls[static_cast<size_t>(p.root)];
-  std::vector<int32_t> chain = p.out_chain;
-  chain.push_back(p.skeleton_root);
-  ClassId input = s.view_base.valid() ? viewInput(s) : invertChain(p, chain, t, s);
-  PiiDesc pii = piiDescFor(p, u, s.alpha, b_.shape(t));
-  ClassId node = b_.egraph().add(b_.ir().piiOp(), b_.ir().encode(pii), {input});
-  uniteConstructed(node, t);
-  return t;
-}
-
-// The height of pattern p's skeleton: a match of it at class x reads the e-nodes of classes at
-// most this many e-node children below x (leaves are matched by type and class only; the input
-// chains below them are constructed, not matched).
-int32_t IsaMatcher::patternHeight(const UnitPattern& p) const {
-  int32_t height = 0;
-  std::vector<std::pair<int32_t, int32_t>> stack{{p.skeleton_root, 0}};
-  while (!stack.empty()) {
-    auto [node, depth] = stack.back();
-    stack.pop_back();
-    height = std::max(height, depth);
-    if (isLeaf(p, node)) continue;
-    for (int32_t child : p.nodes[static_cast<size_t>(node)].children)
-      stack.emplace_back(child, depth + 1);
-  }
-  return height;
-}
-
-// Per class id: the fewest e-node children between the class and a class whose e-nodes
-// (operator, attribute, canonical children) differ from the previous run's, or that is new (0: it
-// changed itself); kUnchanged beyond every pattern's height. Remembers the e-nodes for the next
-// run.
-std::vector<int32_t> IsaMatcher::changedNeighbourhoods() {
-  const egraph::EGraph& g = b_.egraph();
-  if (heights_.empty()) {
-    for (const UnitPattern& p : units_.patterns)
-      heights_.push_back(p.pure_movement ? 0 : patternHeight(p));
-  }
-  int32_t height = 0;
-  for (int32_t h : heights_)
-    height = std::max(height, h);
-  size_t ids = 0;
-  for (ClassId c : g.classes())
-    ids = std::max<size_t>(ids, c.value + 1);
-  std::vector<int32_t> distance(ids, kUnchanged);
-  std::vector<uint32_t> words, begin(ids, 0), end(ids, 0);
-  std::vector<ClassId> frontier;
-  for (ClassId c : g.classes()) {
-    begin[c.value] = static_cast<uint32_t>(words.size());
-    for (NodeId n : g.nodes(c)) {
-      egraph::ENode e = g.node(n);
-      words.push_back(e.op().value);
-      words.push_back(e.attr().value);
-      words.push_back(static_cast<uint32_t>(e.arity()));
-      for (ClassId k : e.children())
-        words.push_back(k.value);
-    }
-    end[c.value] = static_cast<uint32_t>(words.size());
-    bool same = c.value < words_begin_.size() &&
-                words_end_[c.value] - words_begin_[c.value] == end[c.value] - begin[c.value] &&
-                std::equal(words.begin() + begin[c.value], words.begin() + end[c.value],
-                           node_words_.begin() + words_begin_[c.value]);
-    if (!same) {
-      distance[c.value] = 0;
-      frontier.push_back(c);
-    }
-  }
-  node_words_ = std::move(words);
-  words_begin_ = std::move(begin);
-  words_end_ = std::move(end);
-  // Breadth first up the parents, to the tallest pattern's height.
-  std::vector<ClassId> next;
-  for (int32_t level = 1; level <= height && !frontier.empty(); ++level) {
-    next.clear();
-    for (ClassId c : frontier) {
-      g.forEachParent(c, [&](NodeId n) {
-        ClassId parent = g.classOf(n);
-        if (parent.value < distance.size() && distance[parent.value] == kUnchanged) {
-          distance[parent.value] = level;
-          next.push_back(parent);
-        }
-      });
-    }
-    std::swap(frontier, next);
-  }
-  return distance;
-}
-
-void IsaMatcher::uniteConstructed(ClassId node, ClassId result) {
-  egraph::EGraph& g = b_.egraph();
-  ClassId a = g.find(node), r = g.find(result);
-  if (!g.unite(a, r)) return;
-  ClassId loser = g.find(a) == a ? r : a;
-  if (loser.value < first_new_class_) merged_old_ = true;
-}
-
-void IsaMatcher::replayFailure(const MatchFailure& f) {
-  uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(f.pattern)) << 32) | f.eclass.value;
-  ++failure_counts_[key];
-  failures_.push_back(f);
-}
-
-size_t IsaMatcher::run(ViewIndex* shared_views) {
-  std::vector<MatchFailure> previous_failures = std::move(failures_);
-  std::vector<PairRecord> previous = std::move(records_);
-  std::vector<uint32_t> previous_begin = std::move(pattern_records_);
-  failures_.clear();
-  failure_counts_.clear();
-  accepted_.clear();
-  records_.clear();
-  pattern_records_.clear();
-  egraph::EGraph& g = b_.egraph();
-  std::optional<ViewIndex> own_views;
-  views_ = &refreshedOrOwn(shared_views, own_views, g, b_);
-  std::vector<ClassId> classes(g.classes().begin(), g.classes().end());
-  const std::vector<int32_t> changed_within = changedNeighbourhoods();
-  // Match everything on the clean e-graph first, then construct (construction adds nodes).
-  for (size_t pi = 0; pi < units_.patterns.size(); ++pi) {
-    const UnitPattern& p = units_.patterns[pi];
-    const SymOp& top = p.sym->ops[static_cast<size_t>(
-        p.nodes[static_cast<size_t>(p.pure_movement ? p.root : p.skeleton_root)].op)];
-    pattern_records_.push_back(static_cast<uint32_t>(records_.size()));
-    // The pattern's previous records, walked in step with the classes.
-    const bool had = pi + 1 < previous_begin.size();
-    uint32_t old = had ? previous_begin[pi] : 0;
-    const uint32_t old_end = had ? previous_begin[pi + 1] : 0;
-    for (ClassId c : classes) {
-      const hlo::Shape& shape = b_.shape(c);
-      if (shape.elementType() != top.type.dtype ||
-          shape.rank() != static_cast<int64_t>(top.type.dims.size()))
-        continue;
-      while (old < old_end && previous[old].eclass.value < c.value)
-        ++old;
-      const uint32_t index = static_cast<uint32_t>(records_.size());
-      PairRecord& record = records_.emplace_back();
-      record.eclass = c;
-      // A movement pattern matched from the output side reads only the class's type; any other
-      // pattern the e-nodes within its height.
-      const bool unchanged = (p.pure_movement || changed_within[c.value] > heights_[pi]) &&
-                             old < old_end && previous[old].eclass == c;
-      if (unchanged) {
-        // Unchanged since the previous run: the same failures and matches.
-        PairRecord& before = previous[old];
-        record.match_begin = static_cast<uint32_t>(failures_.size());
-        for (uint32_t i = before.match_begin; i < before.match_end; ++i)
-          replayFailure(previous_failures[i]);
-        record.match_end = static_cast<uint32_t>(failures_.size());
-        for (State& s : before.accepted)
-          accepted_.push_back({static_cast<int32_t>(pi), std::move(s), index, true});
-        if (!before.accepted.empty()) {
-          record.construct_begin = before.construct_begin;  // in previous_failures
-          record.construct_end = before.construct_end;
-        }
-      } else {
-        record.match_begin = static_cast<uint32_t>(failures_.size());
-        size_t first = accepted_.size();
-        // Every class of the right type is a candidate: the root may match by an identity skip.
-        if (p.pure_movement) {
-          tryPureMovement(static_cast<int32_t>(pi), c);
-        } else {
-          tryPattern(static_cast<int32_t>(pi), c);
-        }
-        record.match_end = static_cast<uint32_t>(failures_.size());
-        for (size_t i = first; i < accepted_.size(); ++i)
-          accepted_[i].record = index;
-      }
-      // Strided loads depend on the class's views, which depend on the order of the queries
-      // (view_index.h): matched every run.
-      if (p.pure_movement) tryStridedLoad(static_cast<int32_t>(pi), c);
-    }
-  }
-  pattern_records_.push_back(static_cast<uint32_t>(records_.size()));
-  size_t before = g.nodeCount();
-  size_t unions = 0;
-  // A construction that merges a class that existed before construction into another class
-  // changes the canonical children that later constructions look up: from then on replayed states
-  // are constructed again (what the full run would do with the states it matched again).
-  first_new_class_ = static_cast<uint32_t>(g.nodeIdCount());
-  merged_old_ = false;
-  for (size_t i = 0; i < accepted_.size(); ++i) {
-    Accepted& a = accepted_[i];
-    const UnitPattern& p = units_.patterns[static_cast<size_t>(a.pattern)];
-    const bool first_of_pair =
-        a.record != Accepted::kNoRecord && (i == 0 || accepted_[i - 1].record != a.record);
-    PairRecord* record = a.record == Accepted::kNoRecord ? nullptr : &records_[a.record];
-    if (first_of_pair) {
-      // The pair's construction failures: replayed, or those this run records.
-      if (a.replayed && !merged_old_) {
-        uint32_t begin = static_cast<uint32_t>(failures_.size());
-        for (uint32_t f = record->construct_begin; f < record->construct_end; ++f)
-          replayFailure(previous_failures[f]);
-        record->construct_begin = begin;
-        record->construct_end = static_cast<uint32_t>(failures_.size());
-      } else {
-        record->construct_begin = record->construct_end = static_cast<uint32_t>(failures_.size());
-      }
-    }
-    if (!a.replayed || merged_old_) {
-      try {
-        ClassId result =
-            p.pure_movement ? constructPureMovement(p, a.state) : construct(p, a.state);
-        (void)result;
-      } catch (const std::logic_error& e) {
-        fail(a.pattern,
-             a.state.cls[static_cast<size_t>(p.pure_movement ? p.root : p.skeleton_root)],
-             e.what());
-      }
-      if (record) record->construct_end = static_cast<uint32_t>(failures_.size());
-    }
-    if (record) record->accepted.push_back(std::move(a.state));
-  }
-  accepted_.clear();
-  views_ = nullptr;
-  unions += g.nodeCount() - before;
-  return unions;
 }
 
 }  // namespace tacit::isel

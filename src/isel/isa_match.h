@@ -24,40 +24,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "egraph/runner.h"
+#include "isel/alpha_solver.h"
 #include "isel/ir_builder.h"
 #include "isel/kernel.h"
 #include "isel/units.h"
+#include "isel/view_index.h"
 
 namespace tacit::isel {
-
-// α of one unit during matching: values of the attribute slots, which are known, and the
-// unifications that could not be solved yet.
-class AlphaSolver {
- public:
-  AlphaSolver() = default;
-  AlphaSolver(int32_t num_attrs, int32_t num_alpha);
-
-  // Requires expr == value. Binds an unknown α when expr is linear in it and every other α it uses
-  // is known; defers otherwise. False on a contradiction.
-  bool unify(const taidl::Expr& e, int64_t value);
-  // Retries deferred unifications until no progress; false on a contradiction.
-  bool settle();
-  bool complete() const { return pending_.empty() && knownCount() == num_alpha_; }
-  int32_t knownCount() const;
-  const std::vector<int64_t>& values() const { return values_; }
-  bool known(int32_t slot) const { return known_[static_cast<size_t>(slot)] != 0; }
-  void bind(int32_t slot, int64_t value);
-  taidl::EvalEnv env() const { return taidl::EvalEnv{values_, {}, {}}; }
-
- private:
-  enum class Outcome { kOk, kDeferred, kContradiction };
-  Outcome tryUnify(const taidl::Expr& e, int64_t value);
-
-  int32_t num_alpha_ = 0;
-  std::vector<int64_t> values_;
-  std::vector<uint8_t> known_;
-  std::vector<std::pair<taidl::Expr, int64_t>> pending_;
-};
 
 // Why the closest matches of a unit failed, for "no instruction can compute X" diagnostics.
 struct MatchFailure {
@@ -66,17 +40,23 @@ struct MatchFailure {
   std::string reason;
 };
 
-class ViewIndex;
-struct BaseView;
-
-class IsaMatcher {
+// The unit patterns as one client rule of the e-graph runner (egraph::ClientRule): search() tries
+// every pattern at every candidate class of the clean e-graph, apply() adds the piis it found (the
+// selector drives it through an egraph::Runner each iteration).
+class IsaMatcher final : public egraph::ClientRule {
  public:
   IsaMatcher(const taidl::Isa& isa, const UnitSet& units, IrBuilder& b);
-  ~IsaMatcher();
+  ~IsaMatcher() override;
 
-  // Tries every pattern at every candidate class of the (clean) e-graph; adds the piis it finds.
-  // Returns the number of e-graph changes.
-  size_t run(ViewIndex* views = nullptr);
+  std::string_view name() const override { return "isa-match"; }
+  // The view index the searches refresh and read (kept across iterations by the view pass);
+  // nullptr: each search builds its own.
+  void setViews(ViewIndex* views) { shared_views_ = views; }
+  // Matches every pattern at every candidate class of `g` (the builder's e-graph, clean); returns
+  // the number of matches held for apply().
+  size_t search(const egraph::EGraph& g) override;
+  // Constructs the held matches; returns the number of e-nodes added.
+  size_t apply(egraph::EGraph& g) override;
 
   // Kernel results written block by block (region_write.cc): a result region (u8[N], the row-major
   // bytes of a class built by concatenations) whose blocks an instruction can each write into the
@@ -86,8 +66,8 @@ class IsaMatcher {
   // writes, is also split into writer-sized blocks (region_write.cc).
   size_t writeRegions(const std::vector<KernelResult>& results);
 
-  // Failures recorded by the last run() for patterns whose skeleton root operator matched
-  // (bounded: the first few per class).
+  // Failures recorded by the last search and apply for patterns whose skeleton root operator
+  // matched (bounded: the first few per class).
   const std::vector<MatchFailure>& failures() const { return failures_; }
 
  private:
@@ -113,9 +93,10 @@ class IsaMatcher {
                        const std::vector<int32_t>& chain);
   bool acceptViewLoad(int32_t pattern, const std::vector<int32_t>& chain, State& m,
                       const BaseView& bv, ClassId t);
-  std::optional<int32_t> singleUnknown(const UnitPattern& p, const AlphaSolver& a) const;
   ClassId viewInput(const State& s);
-  ClassId constructPureMovement(const UnitPattern& p, const State& s);
+  // The constructions: the class built, or why the chains at the solved α are ill-typed over the
+  // matched classes (recorded as the match's failure).
+  Built<ClassId> constructPureMovement(const UnitPattern& p, const State& s);
   void matchNode(const UnitPattern& p, int32_t node, ClassId c, State& s,
                  const std::function<void(State&)>& cont);
   void matchChildren(const UnitPattern& p, int32_t node, const std::vector<ClassId>& kids, size_t i,
@@ -130,17 +111,19 @@ class IsaMatcher {
   std::string checkIdentity(
       const UnitPattern& p, int32_t node, const State& s, const taidl::EvalEnv& env,
       const std::function<hlo::HloComputation*(hlo::HloOpcode, hlo::PrimitiveType)>& reducer) const;
-  ClassId construct(const UnitPattern& p, const State& s);
-  std::vector<ClassId> constructInputs(const UnitPattern& p, State& s);
-  ClassId invertChain(const UnitPattern& p, const std::vector<int32_t>& chain, ClassId top,
-                      const State& s);
+  Built<ClassId> construct(const UnitPattern& p, const State& s);
+  Built<std::vector<ClassId>> constructInputs(const UnitPattern& p, State& s);
+  Built<ClassId> invertChain(const UnitPattern& p, const std::vector<int32_t>& chain, ClassId top,
+                             const State& s);
   void fail(int32_t pattern, ClassId c, std::string_view reason);
 
-  // Incremental matching: a (pattern, class) pair whose class has the same e-nodes within the
-  // patterns' height (every class a match can read) as at the previous run() is not matched
-  // again. Its failures and accepted states are the previous run's; its construction is skipped
-  // (it would only find the nodes it built before), unless a construction of this run merged two
-  // classes that existed before it (then the stored states are constructed again).
+  // Incremental matching (isa_match_run.cc; a run is one search() and the apply() after it): a
+  // (pattern, class) pair whose class has the same e-nodes within the patterns' height (every
+  // class a match can read) as at the previous search is not matched again. Its failures and
+  // accepted states are the previous run's; its construction is skipped (it would only find the
+  // nodes it built before), unless a construction of this run merged two classes that existed
+  // before it (then the stored states are constructed again). Not egraph::AppliedMatches: that
+  // skips applications after a search; this skips the search (docs/isel.md, "Its cache").
   struct PairRecord {
     ClassId eclass;                           // the pair's class
     uint32_t match_begin = 0, match_end = 0;  // its matching failures, in the run's failures_
@@ -158,19 +141,22 @@ class IsaMatcher {
   IrBuilder& b_;
   std::vector<MatchFailure> failures_;
   // The previous run's records, per pattern one per class of its root type, classes ascending:
-  // run() walks them in step with the classes instead of looking every pair up in a hash map
+  // search() walks them in step with the classes instead of looking every pair up in a hash map
   // (measured: docs/isel.md, "Status and measured results").
   std::vector<PairRecord> records_;
   std::vector<uint32_t> pattern_records_;  // per pattern: its first record; last, the end
   // Per class id: its e-nodes (op, attr, arity, children) at the previous run, as words.
   std::vector<uint32_t> node_words_, words_begin_, words_end_;
   std::vector<int32_t> heights_;  // per pattern: patternHeight() (movement patterns: 0)
-  uint32_t first_new_class_ = 0;  // during run()'s construction: classes below existed before it
+  uint32_t first_new_class_ = 0;  // during apply(): classes below existed before it
   bool merged_old_ = false;
   // Failures recorded per (pattern, class), so that fail() stays O(1) on large e-graphs.
   std::unordered_map<uint64_t, uint32_t> failure_counts_;
-  std::vector<Accepted> accepted_;
-  ViewIndex* views_ = nullptr;  // during run()
+  std::vector<Accepted> accepted_;               // the last search's matches, until apply()
+  std::vector<MatchFailure> previous_failures_;  // the run before's, until apply()
+  ViewIndex* shared_views_ = nullptr;
+  std::optional<ViewIndex> own_views_;
+  ViewIndex* views_ = nullptr;  // from search() to the end of apply()
 };
 
 }  // namespace tacit::isel

@@ -1,4 +1,5 @@
-// The matcher's internal state, shared by isa_match.cc and region_write.cc (not a public header).
+// The matcher's internal state, shared by its files (isa_match.cc, isa_match_movement.cc,
+// isa_match_run.cc, region_write.cc; not a public header).
 #pragma once
 
 #include <cstdint>
@@ -54,7 +55,14 @@ struct IsaMatcher::State {
   }
 };
 
-bool unifyType(const taidl::TypeExpr& t, const hlo::Shape& s, AlphaSolver& a);
+// A match found on the clean e-graph, constructed after every pattern was matched.
+struct IsaMatcher::Accepted {
+  int32_t pattern;
+  State state;
+  uint32_t record = kNoRecord;  // in records_: its (pattern, class) pair (not a strided load)
+  bool replayed = false;        // the state is the previous run's (the pair did not change)
+  static constexpr uint32_t kNoRecord = ~uint32_t{0};
+};
 
 // The pii node's payload for a match of pattern p (unit u) with solved α, producing `shape`.
 inline PiiDesc piiDescFor(const UnitPattern& p, const Unit& u, const AlphaSolver& alpha,

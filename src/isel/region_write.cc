@@ -172,7 +172,7 @@ std::optional<IsaMatcher::RegionWrite> IsaMatcher::findWriter(int32_t pattern, C
       return box;
     };
     if (!m.alpha.complete()) {
-      std::optional<int32_t> slot = singleUnknown(p, m.alpha);
+      std::optional<int32_t> slot = m.alpha.singleUnknown();
       if (!slot) continue;
       std::optional<int64_t> x = solveSlot(
           [&](int64_t v) {
@@ -198,7 +198,12 @@ std::optional<IsaMatcher::RegionWrite> IsaMatcher::findWriter(int32_t pattern, C
       fail(pattern, c, why);
       continue;
     }
-    std::vector<ClassId> inputs = constructInputs(p, m);
+    Built<std::vector<ClassId>> built = constructInputs(p, m);
+    if (!built.value) {
+      fail(pattern, c, built.error);
+      continue;
+    }
+    std::vector<ClassId>& inputs = *built.value;
     // The written block itself when the update is its bytes unchanged (no class to unite later).
     for (size_t k = 0; k < p.inputs.size(); ++k) {
       if (p.inputs[k].leaf == update && preservesBytes(p, p.inputs[k].chain) &&

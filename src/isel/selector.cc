@@ -61,7 +61,17 @@ size_t Selector::iterate(SaturationIteration& it) {
   changes += runConstantFoldPass(g_, builder_).unions;
   changes += runRowSplitPass(g_, builder_, 256, &view_pass_.views()).unions;
   it.passes_seconds = lap();
-  changes += matcher_.run(&view_pass_.views());
+  // The unit patterns are one client rule of an engine iteration of their own, after the passes
+  // (they read the views the passes keep). Its limits are the selector's, checked after the
+  // iteration: none here.
+  matcher_.setViews(&view_pass_.views());
+  egraph::ClientRule* matching[] = {&matcher_};
+  egraph::RunReport matched =
+      egraph::Runner(g_, egraph::Limits{.max_nodes = SIZE_MAX,
+                                        .max_iterations = 1,
+                                        .max_time = std::chrono::nanoseconds::max()})
+          .run({}, matching);
+  changes += matched.iterations.at(0).rules.at(0).applied;
   changes += matcher_.writeRegions(kernel_.results);
   g_.rebuild();
   it.matching_seconds = lap();

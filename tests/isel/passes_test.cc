@@ -210,7 +210,12 @@ struct Saturation {
     runConstantFoldPass(g, b);
     runRowSplitPass(g, b, 256, views);
     if (fresh || !matcher) matcher = std::make_unique<IsaMatcher>(isa, units, b);
-    matcher->run(views);
+    matcher->setViews(views);
+    egraph::ClientRule* matching[] = {matcher.get()};
+    egraph::Runner(g, egraph::Limits{.max_nodes = SIZE_MAX,
+                                     .max_iterations = 1,
+                                     .max_time = std::chrono::nanoseconds::max()})
+        .run({}, matching);
     matcher->writeRegions(kernel.results);
     g.rebuild();
   }
