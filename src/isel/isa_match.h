@@ -157,6 +157,7 @@ class IsaMatcher final : public egraph::ClientRule {
   ViewIndex* shared_views_ = nullptr;
   std::optional<ViewIndex> own_views_;
   ViewIndex* views_ = nullptr;  // from search() to the end of apply()
+  bool applied_ = true;         // the last search() was applied
 };
 
 }  // namespace tacit::isel

@@ -107,6 +107,14 @@ void IsaMatcher::replayFailure(const MatchFailure& f) {
 
 size_t IsaMatcher::search(const egraph::EGraph& g) {
   if (&g != &b_.egraph()) throw std::logic_error("IsaMatcher::search: not the builder's e-graph");
+  if (!applied_) {
+    // The last search was not applied (a runner stopped at a limit in between): its matches were
+    // never constructed and its records index construction failures never recorded, so nothing
+    // of it may be replayed.
+    records_.clear();
+    pattern_records_.clear();
+  }
+  applied_ = false;
   previous_failures_ = std::move(failures_);
   const std::vector<MatchFailure>& previous_failures = previous_failures_;
   std::vector<PairRecord> previous = std::move(records_);
@@ -223,6 +231,7 @@ size_t IsaMatcher::apply(egraph::EGraph& g) {
   previous_failures_.clear();
   views_ = nullptr;
   own_views_.reset();
+  applied_ = true;
   unions += g.nodeCount() - before;
   return unions;
 }

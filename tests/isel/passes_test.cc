@@ -277,6 +277,23 @@ TEST(IsaMatcher, IncrementalMatchingEqualsMatchingEverything) {
   }
 }
 
+// A search that was not applied (a runner stopped at a limit between the two) is not replayed by
+// the next: its matches were never constructed. Every iteration still equals matching everything.
+TEST(IsaMatcher, AnUnappliedSearchIsNotReplayed) {
+  KernelUnderTest t("isa/gemmini.taidl", "examples/gemmini/mm3_add_d.hlo");
+  Saturation incremental(t.isa, t.units, *t.kernel), full(t.isa, t.units, *t.kernel);
+  for (int k = 0; k < 8; ++k) {
+    SCOPED_TRACE(k);
+    size_t before = incremental.g.nodeCount();
+    incremental.iterate(false);
+    full.iterate(true);
+    ASSERT_TRUE(sameEGraph(incremental.g, full.g));
+    ASSERT_EQ(incremental.matcher->failures().size(), full.matcher->failures().size());
+    if (k > 0 && incremental.g.nodeCount() == before) break;
+    incremental.matcher->search(incremental.g);  // found, never applied
+  }
+}
+
 // The rules skip matches they applied before whose applier reads nothing that changed
 // (egraph::AppliedMatches): every iteration leaves the same e-graph as applying every match.
 TEST(IsaMatcher, SkippingAppliedMatchesEqualsApplyingEveryMatch) {
