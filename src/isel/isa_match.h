@@ -130,6 +130,23 @@ class IsaMatcher final : public egraph::ClientRule {
     uint32_t construct_begin = 0, construct_end = 0;  // its construction failures
     std::vector<State> accepted;
   };
+  // Strided loads (tryStridedLoad) read a class's type and its views, not its e-nodes: a (pattern,
+  // class) pair whose views equal the previous run's replays that run's failures and matches (and
+  // skips their construction as above). The views are compared, not a neighbourhood: they depend
+  // on the order of the view index's queries (view_index.h). A pair with a failed construction is
+  // matched again.
+  struct StridedRecord {
+    uint64_t key = 0;  // pattern << 32 | class
+    std::vector<BaseView> views;
+    std::vector<MatchFailure> failures;
+    std::vector<State> accepted;  // filled by apply(), as constructed
+    bool constructed = true;      // every accepted state constructed without failure
+  };
+  // Replays the previous run's record of (pattern, t) if its views equal `views` (true), else
+  // starts this run's record: finishStrided() ends it after the match.
+  bool replayStrided(int32_t pattern, ClassId t, const std::vector<BaseView>& views);
+  void finishStrided(int32_t pattern, ClassId t, std::vector<BaseView> views, size_t failures_from,
+                     size_t accepted_from);
   static constexpr int32_t kUnchanged = INT32_MAX;
   std::vector<int32_t> changedNeighbourhoods();
   int32_t patternHeight(const UnitPattern& p) const;
@@ -145,6 +162,9 @@ class IsaMatcher final : public egraph::ClientRule {
   // (measured: docs/isel.md, "Status and measured results").
   std::vector<PairRecord> records_;
   std::vector<uint32_t> pattern_records_;  // per pattern: its first record; last, the end
+  // Strided-load records: this run's, and the previous run's by (pattern << 32 | class).
+  std::vector<StridedRecord> strided_, previous_strided_;
+  std::unordered_map<uint64_t, uint32_t> previous_strided_index_;
   // Per class id: its e-nodes (op, attr, arity, children) at the previous run, as words.
   std::vector<uint32_t> node_words_, words_begin_, words_end_;
   std::vector<int32_t> heights_;  // per pattern: patternHeight() (movement patterns: 0)

@@ -70,6 +70,8 @@ bool IsaMatcher::tryStridedLoad(int32_t pattern, ClassId t) {
   };
   bool any = false;
   std::vector<BaseView> views = views_->views(t);  // a copy: construction comes later
+  if (replayStrided(pattern, t, views)) return true;
+  const size_t failures_from = failures_.size(), accepted_from = accepted_.size();
   for (const BaseView& bv : views) {
     if (bv.base == t || !bv.exact() || !isByteVector(b_.shape(bv.base))) continue;
     State m = s;
@@ -82,6 +84,7 @@ bool IsaMatcher::tryStridedLoad(int32_t pattern, ClassId t) {
     }
     any |= acceptViewLoad(pattern, chain, m, bv, t);
   }
+  finishStrided(pattern, t, std::move(views), failures_from, accepted_from);
   return any;
 }
 
@@ -94,6 +97,8 @@ bool IsaMatcher::tryOpenMovement(int32_t pattern, ClassId t, const State& s,
   const UnitPattern& p = units_.patterns[static_cast<size_t>(pattern)];
   const Unit& u = units_.units[static_cast<size_t>(p.unit)];
   std::vector<BaseView> views = views_->views(t);  // a copy: construction comes later
+  if (replayStrided(pattern, t, views)) return true;
+  const size_t failures_from = failures_.size(), accepted_from = accepted_.size();
   std::vector<AlphaSolver> options;
   bool any = false;
   for (const BaseView& bv : views) {
@@ -110,6 +115,7 @@ bool IsaMatcher::tryOpenMovement(int32_t pattern, ClassId t, const State& s,
       }
     }
   }
+  finishStrided(pattern, t, std::move(views), failures_from, accepted_from);
   return any;
 }
 
@@ -154,6 +160,37 @@ Built<ClassId> IsaMatcher::constructPureMovement(const UnitPattern& p, const Sta
   ClassId node = b_.egraph().add(b_.ir().piiOp(), b_.ir().encode(pii), {*input.value});
   uniteConstructed(node, t);
   return {t, {}};
+}
+
+bool IsaMatcher::replayStrided(int32_t pattern, ClassId t, const std::vector<BaseView>& views) {
+  const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(pattern)) << 32) | t.value;
+  auto it = previous_strided_index_.find(key);
+  if (it == previous_strided_index_.end()) return false;
+  StridedRecord& before = previous_strided_[it->second];
+  if (!before.constructed || before.views != views) return false;
+  const auto index = static_cast<uint32_t>(strided_.size());
+  StridedRecord& record = strided_.emplace_back();
+  record.key = key;
+  record.views = std::move(before.views);
+  record.failures = std::move(before.failures);
+  for (const MatchFailure& f : record.failures)
+    replayFailure(f);
+  for (State& s : before.accepted)
+    accepted_.push_back({pattern, std::move(s), Accepted::kNoRecord, true, index});
+  previous_strided_index_.erase(it);  // its states moved
+  return true;
+}
+
+void IsaMatcher::finishStrided(int32_t pattern, ClassId t, std::vector<BaseView> views,
+                               size_t failures_from, size_t accepted_from) {
+  const auto index = static_cast<uint32_t>(strided_.size());
+  StridedRecord& record = strided_.emplace_back();
+  record.key = (static_cast<uint64_t>(static_cast<uint32_t>(pattern)) << 32) | t.value;
+  record.views = std::move(views);
+  record.failures.assign(failures_.begin() + static_cast<std::ptrdiff_t>(failures_from),
+                         failures_.end());
+  for (size_t i = accepted_from; i < accepted_.size(); ++i)
+    accepted_[i].strided = index;
 }
 
 }  // namespace tacit::isel

@@ -113,8 +113,14 @@ size_t IsaMatcher::search(const egraph::EGraph& g) {
     // of it may be replayed.
     records_.clear();
     pattern_records_.clear();
+    strided_.clear();
   }
   applied_ = false;
+  previous_strided_ = std::move(strided_);
+  strided_.clear();
+  previous_strided_index_.clear();
+  for (size_t i = 0; i < previous_strided_.size(); ++i)
+    previous_strided_index_.emplace(previous_strided_[i].key, static_cast<uint32_t>(i));
   previous_failures_ = std::move(failures_);
   const std::vector<MatchFailure>& previous_failures = previous_failures_;
   std::vector<PairRecord> previous = std::move(records_);
@@ -224,11 +230,18 @@ size_t IsaMatcher::apply(egraph::EGraph& g) {
              built.error);
       }
       if (record) record->construct_end = static_cast<uint32_t>(failures_.size());
+      if (!built.value && a.strided != Accepted::kNoRecord) strided_[a.strided].constructed = false;
     }
-    if (record) record->accepted.push_back(std::move(a.state));
+    if (record) {
+      record->accepted.push_back(std::move(a.state));
+    } else if (a.strided != Accepted::kNoRecord) {
+      strided_[a.strided].accepted.push_back(std::move(a.state));
+    }
   }
   accepted_.clear();
   previous_failures_.clear();
+  previous_strided_.clear();
+  previous_strided_index_.clear();
   views_ = nullptr;
   own_views_.reset();
   applied_ = true;

@@ -59,8 +59,9 @@ struct IsaMatcher::State {
 struct IsaMatcher::Accepted {
   int32_t pattern;
   State state;
-  uint32_t record = kNoRecord;  // in records_: its (pattern, class) pair (not a strided load)
-  bool replayed = false;        // the state is the previous run's (the pair did not change)
+  uint32_t record = kNoRecord;   // in records_: its (pattern, class) pair (not a strided load)
+  bool replayed = false;         // the state is the previous run's (the pair did not change)
+  uint32_t strided = kNoRecord;  // in strided_: its strided load's (pattern, class) record
   static constexpr uint32_t kNoRecord = ~uint32_t{0};
 };
 
