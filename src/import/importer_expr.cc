@@ -482,6 +482,46 @@ std::string floatText(std::string_view python_text) {
   return out;
 }
 
+namespace {
+
+// How deep the .taidl parser will find `e` nested as printExpr writes it (at least min_prec):
+// each unary operator (a negative literal is one), parenthesis, min/max call and the branches of
+// a conditional are one level (taidl/parser.cc, Nest), mirroring printAt's parentheses.
+int printedNesting(const Expr& e, int min_prec) {
+  int inner = 0;
+  switch (e.kind) {
+    case Expr::Kind::kInt:
+      inner = e.value < 0 ? 1 : 0;
+      break;
+    case Expr::Kind::kFloat:
+      inner = !e.text.empty() && e.text[0] == '-' ? 1 : 0;
+      break;
+    case Expr::Kind::kRef:
+      break;
+    case Expr::Kind::kUnary:
+      inner = 1 + printedNesting(*e.kids[0], 6);
+      break;
+    case Expr::Kind::kBinary: {
+      int p = precedence(e);
+      inner = std::max(printedNesting(*e.kids[0], p == 3 ? 4 : p),
+                       printedNesting(*e.kids[1], p == 3 ? 4 : p + 1));
+      break;
+    }
+    case Expr::Kind::kTernary:
+      inner = std::max(printedNesting(*e.kids[0], 1),
+                       1 + std::max(printedNesting(*e.kids[1], 0), printedNesting(*e.kids[2], 0)));
+      break;
+    case Expr::Kind::kCall:
+      inner = 1 + std::max(printedNesting(*e.kids[0], 0), printedNesting(*e.kids[1], 0));
+      break;
+  }
+  bool negative = e.kind == Expr::Kind::kInt && e.value < 0;
+  bool parenthesised = precedence(e) < min_prec || (negative && min_prec > 6);
+  return inner + (parenthesised ? 1 : 0);
+}
+
+}  // namespace
+
 ExprPtr parsePyExpr(std::string_view text, int line, FloatLiterals floats) {
   std::string_view trimmed = text;
   while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '`'))
@@ -490,6 +530,13 @@ ExprPtr parsePyExpr(std::string_view text, int line, FloatLiterals floats) {
     trimmed.remove_suffix(1);
   if (trimmed.empty()) fail(line, "empty expression");
   ExprPtr e = PyParser(trimmed, line).parseAll();
+  // The .taidl parser reads at most 64 levels of nesting, the blocks around an expression
+  // included (taidl/isa.h, kMaxNesting): what the importer writes must load.
+  if (int depth = printedNesting(*e, 0); depth > kMaxExprNesting) {
+    fail(line, "'" + concreteText(trimmed) + "' nests " + std::to_string(depth) +
+                   " levels of operators and parentheses deep in .taidl; the limit is " +
+                   std::to_string(kMaxExprNesting));
+  }
   if (floats == FloatLiterals::kRejected && hasFloat(*e)) {
     fail(line, "a floating-point number in '" + concreteText(trimmed) +
                    "', where .taidl needs an integer expression");

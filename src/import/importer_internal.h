@@ -58,6 +58,11 @@ struct ImportError {
 };
 [[noreturn]] void fail(int line, std::string message);
 
+// How deep an expression of the spec may nest as .taidl text (unary operators, parentheses,
+// min/max, conditionals): .taidl reads 64 levels with the blocks around it (taidl/isa.h), and an
+// instruction's body and its IF blocks take a few (docs/import-python.md, "Limitations").
+inline constexpr int kMaxExprNesting = 48;
+
 // ---------------------------------------------------------------------------------------------
 // Expressions (Python syntax in, .taidl syntax out)
 // ---------------------------------------------------------------------------------------------

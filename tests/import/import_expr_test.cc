@@ -126,5 +126,45 @@ TEST(PyExpr, FloatsAreConstantValuesOnly) {
   EXPECT_EQ(floatText("1e999"), "inf");
 }
 
+// Fuzz finding (fuzz/seeds/import_record/regression-expression-nested-too-deep.json): 69 unary
+// minuses in a buffer index passed the importer's parser (100 levels of its own recursion) and were
+// written as they stood, which .taidl (64 levels, blocks included) refused to read. The importer
+// now measures the nesting of what it will write: 48 levels at most, whatever makes them.
+TEST(PyExpr, NestingIsBoundedAsTaidlWillReadIt) {
+  auto nested = [](int unary, int parens) {
+    return std::string(static_cast<size_t>(unary), '-') + "@a.row" +
+           std::string(static_cast<size_t>(parens), ')');
+  };
+  EXPECT_NO_THROW(parsePyExpr(nested(kMaxExprNesting, 0), 3));
+  try {
+    parsePyExpr(nested(kMaxExprNesting + 1, 0), 3);
+    FAIL() << "an expression nested deeper than .taidl reads was accepted";
+  } catch (const ImportError& e) {
+    EXPECT_EQ(e.line, 3);
+    EXPECT_NE(e.message.find("the limit is 48"), std::string::npos) << e.message;
+  }
+  // Parentheses the printer writes count too: 45 minuses before x - (x - (x - x)) are 48 levels
+  // (the difference and both right operands parenthesised), one more difference is 49.
+  auto minusDifferences = [](int differences) {
+    std::string e = "@a.x";
+    for (int k = 0; k < differences; ++k)
+      e = "(@a.x - " + e + ")";
+    return std::string(45, '-') + e;
+  };
+  EXPECT_NO_THROW(parsePyExpr(minusDifferences(3), 1));
+  try {
+    parsePyExpr(minusDifferences(4), 1);
+    FAIL() << "an expression nested deeper than .taidl reads was accepted";
+  } catch (const ImportError& e) {
+    EXPECT_NE(e.message.find("nests 49 levels"), std::string::npos) << e.message;
+  }
+  // A left-nested sum prints without parentheses: no nesting at all (the 30 parentheses of the
+  // input count only against the importer's own parser, 100 levels of its recursion).
+  std::string sum = "@a.x";
+  for (int k = 0; k < 30; ++k)
+    sum = "(" + sum + ") + @a.x";
+  EXPECT_NO_THROW(parsePyExpr(sum, 1));
+}
+
 }  // namespace
 }  // namespace tacit::importer
