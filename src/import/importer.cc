@@ -120,6 +120,8 @@ class RecordConverter {
       importer::fail(0, "internal error: a bad shim record");
     for (const Json& c : recorded->items)
       calls_.push_back(readCall(c));
+    // The shim records the Accelerator's construction first; header() names the ISA after it.
+    if (calls_.empty()) importer::fail(0, "internal error: a bad shim record (no recorded call)");
     decideFlavor(*used[0]);
     collectParams(*used[0]);
     std::ostringstream out;

@@ -195,6 +195,19 @@ TEST(ShimRecord, UnclosedParameterMarkerIsDiagnosed) {
   }
 }
 
+// Fuzz finding (fuzz/seeds/import_record/regression-accelerator-without-calls.json): an
+// Accelerator whose record lists no call (not even its construction) was named after the first
+// call of an empty list (undefined behaviour, found by UBSan).
+TEST(ShimRecord, AnAcceleratorWithoutCallsIsDiagnosed) {
+  try {
+    convertShimRecord(R"({"status": "ok", "accelerators": [{"flavor": "v1", "calls": []}]})",
+                      "s.py");
+    FAIL() << "no error";
+  } catch (const DiagnosticError& e) {
+    EXPECT_NE(std::string(e.what()).find("no recorded call"), std::string::npos) << e.what();
+  }
+}
+
 // The CLI: output written atomically, nothing left behind on an error.
 TEST(ImportCli, WritesOutputOnlyOnSuccess) {
   std::string tool = std::string(TACIT_BINARY_DIR) + "/tools/tacit/tacit";
