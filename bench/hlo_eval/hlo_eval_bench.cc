@@ -233,9 +233,7 @@ int main(int argc, char** argv) {
     tacit::simd::setLevel(*level);
     ++i;
   }
-  benchmark::AddCustomContext(
-      "simd", std::string(tacit::simd::levelName(tacit::simd::level())) + " (this CPU: " +
-                  std::string(tacit::simd::levelName(tacit::simd::cpuLevel())) + ")");
+  benchmark::AddCustomContext("simd", tacit::simd::describe());
   RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   auto tacit_it = reporter.times_.find("BM_DotF32_512_Tacit/min_time:1.000");

@@ -212,9 +212,7 @@ int main(int argc, char** argv) {
     } else
       filter = argv[i];
   }
-  std::printf("SIMD level: %s (this CPU: %s)\n",
-              std::string(tacit::simd::levelName(tacit::simd::level())).c_str(),
-              std::string(tacit::simd::levelName(tacit::simd::cpuLevel())).c_str());
+  std::printf("SIMD level: %s\n", tacit::simd::describe().c_str());
   // min ms: the fastest warm run (steadier than the median on a loaded machine).
   std::printf("%-30s %9s %9s %9s %9s %10s %8s %9s %9s %9s %7s %8s %6s\n", "kernel", "instrs",
               "cold ms", "median ms", "min ms", "TAIDL-TO", "ratio", "foot MiB", "data MiB",

@@ -273,8 +273,7 @@ const Xbyak::Reg64& RunGenerator::loadBase(int slot, bool store) {
 }
 
 Xbyak::Address RunGenerator::element(const Xbyak::Reg64& base, int bytes, bool periodic) {
-  const Xbyak::Reg64& index = periodic ? rdx : rax;
-  return ptr[base + index * bytes];
+  return elementAt(base, periodic ? rdx : rax, bytes);
 }
 
 void RunGenerator::store(const FusedRef& ref, const Reg& r) {

@@ -66,6 +66,11 @@ Level level() {
   return current().load(std::memory_order_relaxed);
 }
 
+std::string describe() {
+  return std::string(levelName(level())) + " (this CPU: " + std::string(levelName(cpuLevel())) +
+         ")";
+}
+
 Level setLevel(Level wanted) {
   Level l = std::min(wanted, cpuLevel());
   current().store(l, std::memory_order_relaxed);

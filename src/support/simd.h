@@ -11,6 +11,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace tacit::simd {
@@ -29,6 +30,9 @@ Level cpuLevel();
 
 // The level kernels use: cpuLevel(), capped by TACIT_SIMD if set, or by the last setLevel().
 Level level();
+
+// "avx2 (this CPU: avx512)": the level in use and the CPU's, for benchmark headers.
+std::string describe();
 
 // Caps the level at `wanted` (never above cpuLevel()); returns the level now in use. Kernels read
 // the level when they are planned or called, so a test or benchmark sets it before running.
