@@ -84,43 +84,51 @@ std::string stripBraces(const std::string& text, int line) {
   return text.substr(1, text.size() - 2);
 }
 
+// Walks s from `from` over every character outside the opaque spans (skipOpaque), with the
+// bracket depth after it; returns the first position where stop(i, c, depth) holds, else npos.
+template <typename Stop>
+size_t scanTopLevel(std::string_view s, size_t from, int line, Stop stop) {
+  int depth = 0;
+  for (size_t i = from; i < s.size(); ++i) {
+    if (size_t end = skipOpaque(s, i, line); end != i) {
+      i = end;
+      continue;
+    }
+    const char c = s[i];
+    if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    }
+    if (stop(i, c, depth)) return i;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 std::vector<std::string> splitTopLevel(std::string_view s, char sep, int line) {
   std::vector<std::string> out;
-  int depth = 0;
   size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (size_t end = skipOpaque(s, i, line); end != i) {
-      i = end;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      --depth;
-    } else if (c == sep && depth == 0) {
+  scanTopLevel(s, 0, line, [&](size_t i, char c, int depth) {
+    if (c == sep && depth == 0) {
       out.emplace_back(s.substr(start, i - start));
       start = i + 1;
     }
-  }
+    return false;
+  });
   out.emplace_back(s.substr(start));
   if (out.size() == 1 && out[0].empty()) out.clear();
   return out;
 }
 
 size_t matchBracket(std::string_view s, size_t open, int line) {
-  int depth = 0;
-  for (size_t i = open; i < s.size(); ++i) {
-    char c = s[i];
-    if (size_t end = skipOpaque(s, i, line); end != i) {
-      i = end;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      if (--depth == 0) return i + 1;
-    }
-  }
-  fail(line, "unbalanced brackets in '" + concreteText(s) + "'");
+  size_t close = scanTopLevel(s, open, line, [](size_t, char c, int depth) {
+    return depth == 0 && (c == ')' || c == ']' || c == '}');
+  });
+  if (close == std::string_view::npos)
+    fail(line, "unbalanced brackets in '" + concreteText(s) + "'");
+  return close + 1;
 }
 
 void Body::use(const Expr& e, bool alpha) {
