@@ -19,6 +19,14 @@ if(XBYAK_INCLUDE_DIR)
 endif()
 tacit_require_package(XBYAK_FOUND "Xbyak" libxbyak-dev)
 
+# nlohmann/json (header-only): tiling schedules (--schedule, --emit-schedule). Found as a path, not
+# as its CMake package, so that the exported static libraries carry no dependency on it.
+find_path(NLOHMANN_JSON_INCLUDE_DIR nlohmann/json.hpp)
+if(NLOHMANN_JSON_INCLUDE_DIR)
+  set(NLOHMANN_JSON_FOUND TRUE)
+endif()
+tacit_require_package(NLOHMANN_JSON_FOUND "nlohmann/json" nlohmann-json3-dev)
+
 # Gecode: constraint programming for scratchpad allocation (libgecode-dev ships no CMake config).
 find_path(GECODE_INCLUDE_DIR gecode/int.hh)
 find_library(GECODE_INT_LIB gecodeint)

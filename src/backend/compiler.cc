@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "backend/piecewise.h"
+#include "backend/tiling.h"
 #include "support/strings.h"
 
 namespace tacit::backend {
@@ -35,8 +36,9 @@ std::string CompileStats::text() const {
       << " infeasible, " << solver_limits << " hit the solver limit; best #" << best_candidate
       << "; " << orders_tried << " orders tried, " << rematerialised << " values rematerialised\n"
       << "search ended: " << stop << "\n";
-  if (!piecewise.empty()) {
-    out << "piecewise: " << piecewise << "\n";
+  if (!tiling.empty()) out << "tiled: " << tiling << "\n";
+  if (!piecewise.empty() || !tiling.empty()) {
+    if (!piecewise.empty()) out << "piecewise: " << piecewise << "\n";
     for (const PartStats& p : parts) {
       std::ostringstream line;
       line << std::fixed << std::setprecision(2) << "  part " << p.name;
@@ -45,10 +47,12 @@ std::string CompileStats::text() const {
            << " candidates, " << p.seconds * 1e3 << " ms\n";
       out << line.str();
     }
-    std::ostringstream line;
-    line << std::fixed << std::setprecision(2) << "  join: " << join_calls
-         << " calls, allocated in " << join_alloc_seconds * 1e3 << " ms\n";
-    out << line.str();
+    if (!piecewise.empty()) {
+      std::ostringstream line;
+      line << std::fixed << std::setprecision(2) << "  join: " << join_calls
+           << " calls, allocated in " << join_alloc_seconds * 1e3 << " ms\n";
+      out << line.str();
+    }
   }
   return out.str();
 }
@@ -77,7 +81,8 @@ std::string CompileStats::json() const {
       << ", \"infeasible\": " << infeasible << ", \"solver_limits\": " << solver_limits
       << ", \"best_candidate\": " << best_candidate << ", \"orders_tried\": " << orders_tried
       << ", \"rematerialised\": " << rematerialised << ", \"stop\": " << quote(stop, Escapes::kJson)
-      << ", \"piecewise\": " << quote(piecewise, Escapes::kJson) << ", \"parts\": [";
+      << ", \"piecewise\": " << quote(piecewise, Escapes::kJson)
+      << ", \"tiling\": " << quote(tiling, Escapes::kJson) << ", \"parts\": [";
   for (size_t k = 0; k < parts.size(); ++k) {
     const PartStats& p = parts[k];
     out << (k ? ", " : "") << "{\"name\": " << quote(p.name, Escapes::kJson)
@@ -93,6 +98,10 @@ std::string CompileStats::json() const {
 CompileResult compile(const isel::Target& target, const hlo::HloModule& kernel,
                       const CompileOptions& options) {
   const Deadline deadline = Deadline::after(options.time_limit);
+  if ((options.tiling || options.schedule) && !options.after_saturation) {
+    if (std::optional<CompileResult> tiles = compileTiled(target, kernel, options, deadline))
+      return std::move(*tiles);
+  }
   if (options.piecewise && !options.after_saturation) {
     if (std::optional<CompileResult> pieces = compilePiecewise(target, kernel, options, deadline))
       return std::move(*pieces);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backend/cost.h"
+#include "backend/schedule.h"
 #include "isel/selector.h"
 #include "isel/target.h"
 #include "oracle/program.h"
@@ -38,6 +39,11 @@ struct CompileOptions {
   alloc::AllocOptions alloc;
   // Compile results that are elementwise row by row as one piece kernel (backend/piecewise.h).
   bool piecewise = true;
+  // Compile a kernel whose result spans more than max_whole_tiles of the ISA's unit tiles as a loop
+  // nest over tiles (backend/tiling.h); `schedule` (--schedule) fixes the tiles and loop order.
+  bool tiling = true;
+  int64_t max_whole_tiles = 16;
+  std::optional<TileSchedule> schedule;
   // Called once phase 1's e-graph is saturated, before extraction (e.g. --dump-egraph): an
   // observer of one e-graph, so the kernel is then compiled whole.
   std::function<void(const isel::Selector&)> after_saturation;
@@ -71,7 +77,8 @@ struct CompileStats {
   size_t rematerialised = 0;     // duplications phase 2 made (alloc/remat.h), over all candidates
   std::string stop;              // why the search ended
   std::string piecewise;         // how the kernel was split (backend/piecewise.h); empty: whole
-  std::vector<PartStats> parts;  // piecewise: each part; the sums above include them
+  std::vector<PartStats> parts;  // piecewise or tiled: each part; the sums above include them
+  std::string tiling;            // the tile schedule (backend/tiling.h); empty: not tiled
   size_t join_calls = 0;         // piecewise: the calls of the joined program
   double join_alloc_seconds = 0;
   std::string text() const;  // the --stats table
@@ -85,6 +92,7 @@ struct CompileResult {
   ProgramCosts costs;
   CostModel model = CostModel::kCount;
   CompileStats stats;
+  std::optional<TileSchedule> schedule;  // a tiled compile's (--emit-schedule)
 };
 
 // Phase 2 for one instruction graph: allocated under `options.alloc` until `deadline` at the

@@ -161,6 +161,11 @@ const std::vector<CommandLineOption>& compileFlags() {
       {"stats", "", "time per phase, candidates, e-graph size, solver time"},
       {"no-piecewise", "",
        "compile elementwise results whole, not as one kernel per row piece (docs/backend.md)"},
+      {"no-tiling", "",
+       "compile the kernel whole, not as a loop nest over tiles of its result (docs/backend.md)"},
+      {"schedule", "FILE",
+       "tile the kernel as FILE says: {\"tile\": [sizes], \"order\": [dimensions]} (JSON)"},
+      {"emit-schedule", "FILE", "write the tile schedule chosen (JSON; a tiled compile only)"},
       {"dump-egraph", "FILE", "write phase 1's saturated e-graph as Graphviz DOT (debugging)"},
   };
   return flags;
@@ -192,6 +197,10 @@ CompileRequest makeCompileRequest(std::string kernel_path, const FlagValues& fla
   r.stats = flags.count("stats") != 0;
   r.explain = flags.count("explain") != 0;
   r.piecewise = flags.count("no-piecewise") == 0;
+  r.tiling = flags.count("no-tiling") == 0;
+  r.schedule_path = get("schedule");
+  r.emit_schedule_path = get("emit-schedule");
+  if (r.schedule_path && !r.tiling) fail("--schedule and --no-tiling exclude each other");
   r.dump_egraph_path = get("dump-egraph");
 
   std::string format = get("emit").value_or("tasm");
@@ -260,6 +269,9 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
   CompileOptions opts;
   if (request.cost_model) opts.cost = parseCostModel(*request.cost_model);
   opts.piecewise = request.piecewise;
+  opts.tiling = request.tiling;
+  if (request.schedule_path)
+    opts.schedule = TileSchedule::parse(readFile(*request.schedule_path), *request.schedule_path);
   if (request.time_limit_seconds) {
     opts.time_limit =
         std::chrono::milliseconds(static_cast<int64_t>(*request.time_limit_seconds * 1000));
@@ -310,11 +322,15 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
     log << "verified: " << report.sets << " random input set" << (report.sets == 1 ? "" : "s")
         << ", oracle == HLO evaluator bit for bit\n";
   }
-  if (request.output_path) {
-    writeFileAtomic(*request.output_path, text);
-  } else {
-    out << text;
-  }
+  if (request.emit_schedule_path && !result.schedule)
+    fail("--emit-schedule: the kernel was compiled whole, without a tile schedule",
+         "a kernel is tiled when its result spans more than 16 of the ISA's unit tiles, or with "
+         "--schedule");
+  OutputTransaction files;
+  if (request.emit_schedule_path) files.write(*request.emit_schedule_path, result.schedule->json());
+  if (request.output_path) files.write(*request.output_path, text);
+  files.commit();
+  if (!request.output_path) out << text;
 }
 
 std::string backendHelp(const EmbeddedSpec& spec) {

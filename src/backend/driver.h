@@ -48,8 +48,11 @@ struct CompileRequest {
   std::optional<double> atol, rtol;
   bool stats = false;
   bool explain = false;
-  bool piecewise = true;                        // off with --no-piecewise
-  std::optional<std::string> dump_egraph_path;  // --dump-egraph FILE.dot
+  bool piecewise = true;                          // off with --no-piecewise
+  bool tiling = true;                             // off with --no-tiling
+  std::optional<std::string> schedule_path;       // --schedule FILE.json
+  std::optional<std::string> emit_schedule_path;  // --emit-schedule FILE.json
+  std::optional<std::string> dump_egraph_path;    // --dump-egraph FILE.dot
 };
 
 // Checks every flag value (before any work is done); a malformed one is a DiagnosticError naming

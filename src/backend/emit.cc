@@ -11,7 +11,6 @@
 namespace tacit::backend {
 namespace {
 
-// Expands a call into instruction calls (a macro into its calls, recursively).
 void expand(const taidl::Isa& isa, bool is_macro, int32_t unit, const std::vector<int64_t>& attrs,
             std::vector<std::pair<int32_t, std::vector<int64_t>>>& out) {
   if (!is_macro) {
@@ -52,6 +51,13 @@ std::string tuple(const std::vector<int64_t>& dims) {
 }
 
 }  // namespace
+
+std::vector<std::pair<int32_t, std::vector<int64_t>>> expandCall(
+    const taidl::Isa& isa, bool is_macro, int32_t unit, const std::vector<int64_t>& attrs) {
+  std::vector<std::pair<int32_t, std::vector<int64_t>>> out;
+  expand(isa, is_macro, unit, attrs, out);
+  return out;
+}
 
 std::string identifier(const std::string& name) {
   std::string out;

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "backend/cost.h"
 #include "isel/kernel.h"
@@ -29,6 +31,12 @@ struct JsonExtras {
 };
 std::string emitJson(const taidl::Isa& isa, const oracle::Program& program,
                      const JsonExtras& extras);
+
+// The instruction calls (instruction index, attribute values) a call of a unit executes: itself, or
+// a macro's calls expanded recursively.
+std::vector<std::pair<int32_t, std::vector<int64_t>>> expandCall(const taidl::Isa& isa,
+                                                                 bool is_macro, int32_t unit,
+                                                                 const std::vector<int64_t>& attrs);
 
 // A valid identifier for a tensor name.
 std::string identifier(const std::string& name);

@@ -73,12 +73,20 @@ class IsaMatcher final : public egraph::ClientRule {
  private:
   struct State;
   struct Accepted;
+  // A write of one block of a region; without a writer, a block of a window result's region that
+  // the kernel leaves as it was (kernel.h ResultWindow).
   struct RegionWrite {
     ClassId writer;
     OverlayPart part;
   };
+  // What collectWrites knows of the result it works on.
+  struct RegionOf {
+    const KernelResult& result;
+    int64_t bytes;
+  };
   bool collectWrites(ClassId c, const std::vector<int64_t>& starts, const hlo::Shape& whole,
-                     int depth, bool may_split, std::vector<RegionWrite>& out);
+                     int depth, bool may_split, const RegionOf& region,
+                     std::vector<RegionWrite>& out);
   std::optional<RegionWrite> findWriter(int32_t pattern, ClassId c, const StridedView& block,
                                         int64_t region_bytes);
   std::optional<std::vector<int64_t>> writerBlock(const hlo::Shape& shape) const;

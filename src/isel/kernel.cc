@@ -81,9 +81,15 @@ LayoutPlan planLayout(const hlo::Shape& s, const std::string& file, SourceLoc lo
   return plan;
 }
 
+const ResultWindow* windowOf(const ImportOptions& options, size_t result) {
+  if (result >= options.windows.size() || !options.windows[result]) return nullptr;
+  return &*options.windows[result];
+}
+
 class Importer {
  public:
-  Importer(const hlo::HloModule& m, IrBuilder& b) : module_(m), b_(b), file_(m.sourceFile()) {}
+  Importer(const hlo::HloModule& m, IrBuilder& b, const ImportOptions& options)
+      : module_(m), b_(b), options_(options), file_(m.sourceFile()) {}
 
   ImportedKernel run() {
     const HloComputation* entry = module_.entry();
@@ -105,7 +111,7 @@ class Importer {
     for (const hlo::Shape& shape : result_shapes)
       checkArray(shape, entry->root());
     // Every shape is an array now: the HBM layout, then its classes.
-    ImportedKernel out = hbmLayout(module_);
+    ImportedKernel out = hbmLayout(module_, options_);
     out.origins = std::move(origins_);
     for (size_t i = 0; i < args.size(); ++i) {
       out.parameters[i].bytes_class = bytes[i];
@@ -114,13 +120,41 @@ class Importer {
     for (size_t i = 0; i < root.size(); ++i) {
       KernelResult& r = out.results[i];
       r.value_class = root[i];
-      r.bytes_class = flattenWithLayout(b_, root[i], r.shape, file_, entry->root()->loc());
+      if (const ResultWindow* w = windowOf(options_, i)) {
+        if (!result_shapes[i].hasDefaultLayout())
+          fail(file_, entry->root()->loc(), "a result window needs the default layout");
+        r.windowed = true;
+        r.window_class = root[i];
+        r.value_class = surround(root[i], *w, 0);
+      }
+      r.bytes_class = flattenWithLayout(b_, r.value_class, r.shape, file_, entry->root()->loc());
     }
     return out;
   }
 
  private:
   using Values = std::vector<ClassId>;  // one class per array; several for a tuple
+
+  // The window `x` inside its region from dimension `d` on: along d, the undefined elements
+  // before it, the window, the undefined elements after it; the inner dimensions first.
+  ClassId surround(ClassId x, const ResultWindow& w, size_t d) {
+    if (d == w.region.size()) return x;
+    ClassId inner = surround(x, w, d + 1);
+    hlo::Shape shape = b_.shape(inner);
+    const int64_t before = w.starts[d],
+                  after = w.region[d] - before - shape.dim(static_cast<int64_t>(d));
+    if (before < 0 || after < 0) fail(file_, {}, "a result window lies outside its region");
+    std::vector<ClassId> parts;
+    auto undef = [&](int64_t extent) {
+      std::vector<int64_t> dims = shape.dims();
+      dims[d] = extent;
+      parts.push_back(b_.undef(hlo::Shape(shape.elementType(), dims)));
+    };
+    if (before > 0) undef(before);
+    parts.push_back(inner);
+    if (after > 0) undef(after);
+    return parts.size() == 1 ? inner : b_.concatenate(parts, static_cast<int64_t>(d));
+  }
 
   void checkArray(const hlo::Shape& s, const HloInstruction* inst) const {
     if (!s.isArray()) {
@@ -295,6 +329,7 @@ class Importer {
 
   const hlo::HloModule& module_;
   IrBuilder& b_;
+  const ImportOptions& options_;
   const std::string file_;
   std::vector<Origin> origins_;  // where each class came from, in import order
 };
@@ -332,8 +367,9 @@ ClassId unflattenWithLayout(IrBuilder& b, ClassId bytes, const hlo::Shape& with_
   return x;
 }
 
-ImportedKernel importKernel(const hlo::HloModule& module, IrBuilder& b) {
-  return Importer(module, b).run();
+ImportedKernel importKernel(const hlo::HloModule& module, IrBuilder& b,
+                            const ImportOptions& options) {
+  return Importer(module, b, options).run();
 }
 
 std::vector<hlo::Shape> entryParameterShapes(const hlo::HloModule& module) {
@@ -353,7 +389,7 @@ std::vector<hlo::Shape> entryResultShapes(const hlo::HloModule& module) {
   return root.isTuple() ? root.tupleShapes() : std::vector<hlo::Shape>{root};
 }
 
-ImportedKernel hbmLayout(const hlo::HloModule& module) {
+ImportedKernel hbmLayout(const hlo::HloModule& module, const ImportOptions& options) {
   ImportedKernel k;
   k.file = module.sourceFile();
   int64_t offset = 0;
@@ -367,11 +403,14 @@ ImportedKernel hbmLayout(const hlo::HloModule& module) {
     offset += p.bytes;
     k.parameters.push_back(std::move(p));
   }
-  for (const hlo::Shape& shape : entryResultShapes(module)) {
+  std::vector<hlo::Shape> results = entryResultShapes(module);
+  for (size_t i = 0; i < results.size(); ++i) {
     KernelResult r;
-    r.shape = shape;
+    r.shape = results[i];
+    if (const ResultWindow* w = windowOf(options, i))
+      r.shape = hlo::Shape(r.shape.elementType(), w->region);
     r.hbm_offset = offset;
-    r.bytes = shape.byteSize();
+    r.bytes = r.shape.byteSize();
     offset += r.bytes;
     k.results.push_back(std::move(r));
   }

@@ -9,6 +9,7 @@
 // tiled layouts do.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,12 +26,29 @@ struct KernelParameter {
   ClassId value_class;  // the logical tensor
 };
 
+// A kernel result that is one window of a larger tensor in HBM (a tile of tiled compilation,
+// backend/tiling.h): the kernel computes the window and leaves every other byte of the tensor as it
+// was. The entry's result is the window; the result's HBM region is the whole tensor, in the
+// window's layout (the default, row-major one: a window of a permuted or tiled layout is not a
+// box of bytes rows).
+struct ResultWindow {
+  std::vector<int64_t> region;  // the whole tensor's dimensions
+  std::vector<int64_t> starts;  // the window's first element in each dimension
+};
+
+// How a kernel is imported besides its HLO text.
+struct ImportOptions {
+  std::vector<std::optional<ResultWindow>> windows;  // per result; missing: the whole result
+};
+
 struct KernelResult {
-  hlo::Shape shape;  // with its layout
+  hlo::Shape shape;  // with its layout; a window's: the whole tensor's
   int64_t hbm_offset = 0;
   int64_t bytes = 0;
-  ClassId value_class;  // the logical tensor
-  ClassId bytes_class;  // its byte-flattening: must be produced in HBM
+  ClassId value_class;   // the logical tensor (a window's: the whole tensor, undefined around it)
+  ClassId bytes_class;   // its byte-flattening: must be produced in HBM
+  ClassId window_class;  // a window: the entry's result; invalid otherwise
+  bool windowed = false;
 };
 
 // Where a class came from, for diagnostics ("no instruction computes `dot.3` at k.hlo:12:3").
@@ -50,7 +68,10 @@ struct ImportedKernel {
 // Imports the entry computation. Opcodes isel does not model, variadic reduces, reducers that are
 // not one commutative binary operator, dynamic shapes, unknown constants and layouts with partial
 // tiles are DiagnosticErrors at the offending instruction. call/fusion are inlined.
-ImportedKernel importKernel(const hlo::HloModule& module, IrBuilder& b);
+// A window result's region surrounds the window with undefined blocks (nested concatenations),
+// which the block writes of region_write.cc leave untouched.
+ImportedKernel importKernel(const hlo::HloModule& module, IrBuilder& b,
+                            const ImportOptions& options = {});
 
 // The entry's parameter and result types with their layouts (entry_computation_layout if given),
 // one per array result (a tuple's elements).
@@ -58,7 +79,7 @@ std::vector<hlo::Shape> entryParameterShapes(const hlo::HloModule& module);
 std::vector<hlo::Shape> entryResultShapes(const hlo::HloModule& module);
 // The HBM layout importKernel gives the kernel (names, types and offsets; no e-graph classes) for
 // a kernel whose entry is known to be importable.
-ImportedKernel hbmLayout(const hlo::HloModule& module);
+ImportedKernel hbmLayout(const hlo::HloModule& module, const ImportOptions& options = {});
 
 // The byte-flattening of a value laid out with `layout` (transpose to physical order, tiling).
 ClassId flattenWithLayout(IrBuilder& b, ClassId value, const hlo::Shape& with_layout,

@@ -74,7 +74,8 @@ void forEachPosition(const StridedView& v, Fn fn) {
   }
 }
 
-// Condition 3: every byte of the region is written by exactly one block.
+// Condition 3: every byte of the region is written by exactly one block (or, around a result
+// window, kept by exactly one undefined block).
 bool partitions(const std::vector<OverlayPart>& parts, int64_t bytes) {
   std::vector<uint8_t> hits(static_cast<size_t>(bytes), 0);
   bool ok = true;
@@ -219,17 +220,24 @@ std::optional<IsaMatcher::RegionWrite> IsaMatcher::findWriter(int32_t pattern, C
 }
 
 // Writes for class c at box `starts` of `whole`: one write of c, or the writes of the parts of one
-// of its concatenations.
+// of its concatenations. Around a result window, an undefined block is kept: no write.
 bool IsaMatcher::collectWrites(ClassId c, const std::vector<int64_t>& starts,
                                const hlo::Shape& whole, int depth, bool may_split,
-                               std::vector<RegionWrite>& out) {
+                               const RegionOf& region, std::vector<RegionWrite>& out) {
   c = b_.egraph().find(c);
   const hlo::Shape shape = b_.shape(c);
   if (depth > kMaxDepth || out.size() >= kMaxBlocks || shape.rank() != whole.rank()) return false;
   std::optional<StridedView> block = boxView(whole, starts, shape);
   if (!block) return false;
+  if (region.result.windowed) {
+    for (NodeId n : b_.egraph().nodes(c)) {
+      if (b_.egraph().node(n).op() != b_.ir().undefOp()) continue;
+      out.push_back(RegionWrite{ClassId(), OverlayPart{0, *block}});
+      return true;
+    }
+  }
   for (size_t pi = 0; pi < units_.patterns.size(); ++pi) {
-    if (auto w = findWriter(static_cast<int32_t>(pi), c, *block, whole.byteSize())) {
+    if (auto w = findWriter(static_cast<int32_t>(pi), c, *block, region.bytes)) {
       out.push_back(*w);
       return true;
     }
@@ -244,7 +252,9 @@ bool IsaMatcher::collectWrites(ClassId c, const std::vector<int64_t>& starts,
     std::vector<int64_t> at = starts;
     bool ok = true;
     for (ClassId part : parts) {
-      ok = ok && collectWrites(part, at, whole, depth + 1, false, mine);
+      // The window of a result is split like a whole result (it is the kernel's value).
+      bool split = region.result.windowed && b_.egraph().same(part, region.result.window_class);
+      ok = ok && collectWrites(part, at, whole, depth + 1, split, region, mine);
       at[dim] += b_.shape(part).dim(static_cast<int64_t>(dim));
     }
     if (ok) {
@@ -260,7 +270,7 @@ bool IsaMatcher::collectWrites(ClassId c, const std::vector<int64_t>& starts,
       ClassId blocks = concatOfBlocks(c, *box, 0, std::vector<int64_t>(shape.dims().size(), 0));
       b_.egraph().unite(blocks, c);
       b_.egraph().rebuild();
-      return collectWrites(c, starts, whole, depth + 1, false, out);
+      return collectWrites(c, starts, whole, depth + 1, false, region, out);
     }
   }
   return false;
@@ -328,16 +338,20 @@ size_t IsaMatcher::writeRegions(const std::vector<KernelResult>& results) {
       const hlo::Shape whole = b_.shape(bv.base);
       std::vector<RegionWrite> writes;
       if (!collectWrites(bv.base, std::vector<int64_t>(static_cast<size_t>(whole.rank()), 0), whole,
-                         0, g.same(bv.base, result.value_class), writes) ||
+                         0, g.same(bv.base, result.value_class), RegionOf{result, bytes.dim(0)},
+                         writes) ||
           writes.size() < 2)  // one write of everything is an ordinary store
         continue;
       OverlayDesc desc{bytes.dim(0), {}};
       std::vector<ClassId> writers;
+      std::vector<OverlayPart> blocks;  // the writes' and the kept blocks
       for (const RegionWrite& w : writes) {
+        blocks.push_back(w.part);
+        if (!w.writer.valid()) continue;
         desc.parts.push_back(w.part);
         writers.push_back(w.writer);
       }
-      if (!partitions(desc.parts, desc.bytes)) continue;
+      if (writers.empty() || !partitions(blocks, desc.bytes)) continue;
       unions += g.unite(b_.overlay(desc, writers), region) ? 1 : 0;
       g.rebuild();
       break;

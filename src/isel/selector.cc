@@ -26,7 +26,7 @@ Selector::Selector(const Target& target, const hlo::HloModule& kernel, SelectorO
       shapes_(&g_.addAnalysis<ShapeAnalysis>(ir_)),
       consts_(&g_.addAnalysis<ConstAnalysis>(ir_)),
       builder_(g_, ir_, *shapes_),
-      kernel_(importKernel(kernel, builder_)),
+      kernel_(importKernel(kernel, builder_, options.import)),
       matcher_(target.isa(), target.units(), builder_),
       view_pass_(g_, builder_) {
   std::vector<ClassId> results;

@@ -24,6 +24,7 @@ namespace tacit::isel {
 struct SelectorOptions {
   size_t max_nodes = 50'000;
   size_t max_iterations = 16;
+  ImportOptions import;  // result windows (tiled compilation)
 };
 
 enum class SaturationStop { kSaturated, kIterationLimit, kNodeLimit, kTimeLimit };

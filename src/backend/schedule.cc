@@ -1,0 +1,62 @@
+#include "backend/schedule.h"
+
+#include <nlohmann/json.hpp>
+
+#include "support/diagnostic.h"
+#include "support/strings.h"
+
+namespace tacit::backend {
+namespace {
+
+// The line and column of byte `at` of `text` (1-based).
+SourceLoc locationOf(const std::string& text, size_t at) {
+  SourceLoc loc{1, 1};
+  for (size_t i = 0; i < at && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++loc.line;
+      loc.col = 1;
+    } else {
+      ++loc.col;
+    }
+  }
+  return loc;
+}
+
+std::vector<int64_t> integers(const nlohmann::json& j, const char* member,
+                              const std::string& file) {
+  auto it = j.find(member);
+  if (it == j.end() || !it->is_array())
+    fail(file, {1, 1}, std::string("a schedule needs \"") + member + "\", an array of integers",
+         R"(e.g. {"tile": [16, 16], "order": [0, 1]})");
+  std::vector<int64_t> out;
+  for (const nlohmann::json& v : *it) {
+    if (!v.is_number_integer())
+      fail(file, {1, 1}, std::string("\"") + member + "\" holds " + v.dump() + ", not an integer");
+    out.push_back(v.get<int64_t>());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string TileSchedule::json() const {
+  return "{\"tile\": [" + join(tile, ", ") + "], \"order\": [" + join(order, ", ") + "]}\n";
+}
+
+TileSchedule TileSchedule::parse(const std::string& text, const std::string& file) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    fail(file, locationOf(text, e.byte > 0 ? e.byte - 1 : 0),
+         "the schedule is not JSON: " + std::string(e.what()));
+  }
+  if (!j.is_object()) fail(file, {1, 1}, "a schedule is a JSON object");
+  for (const auto& [key, value] : j.items()) {
+    if (key != "tile" && key != "order")
+      fail(file, {1, 1}, "unknown schedule member \"" + key + "\"", "members: tile, order");
+  }
+  return TileSchedule{integers(j, "tile", file), integers(j, "order", file)};
+}
+
+}  // namespace tacit::backend

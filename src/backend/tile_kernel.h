@@ -1,0 +1,45 @@
+// Tile kernels of tiled compilation (docs/backend.md, "Tiled compilation"): the kernel restricted
+// to one box of its result, as an HLO module of its own.
+//
+// The box is propagated from the result to the parameters through the operations that map output
+// elements to input elements box by box (elementwise operators and conversions, broadcast,
+// transpose, dot — the contracting dimensions whole —, reduce — the reduced dimensions whole);
+// any other operation must be needed whole. Each parameter stays a whole parameter of the tile
+// module and is sliced there: the tile reads a window of the kernel's own HBM tensor (a pitched
+// load, docs/isel.md), so the tile module has the kernel's HBM layout and its programs can be
+// moved from one tile to the next by shifting HBM addresses alone.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hlo/instruction.h"
+
+namespace tacit::backend {
+
+// Where a parameter's window starts, per parameter dimension: at the box's start in result
+// dimension `result_dim`, or at 0 (the parameter is read whole in that dimension).
+struct WindowMap {
+  int64_t parameter = -1;
+  std::vector<int64_t> result_dim;  // per parameter dimension; -1: from 0, whole
+};
+
+struct TileModule {
+  std::unique_ptr<hlo::HloModule> module;
+  // One per parameter the tile reads; a parameter read through two different maps is rejected
+  // (its windows would move differently from tile to tile).
+  std::vector<WindowMap> windows;
+};
+
+// The kernel restricted to the box [starts, starts + sizes) of its single array result, or a
+// reason why the kernel cannot be tiled this way.
+struct TileModuleOrReason {
+  std::optional<TileModule> tile;
+  std::string reason;
+};
+TileModuleOrReason buildTileModule(const hlo::HloModule& kernel, const std::vector<int64_t>& starts,
+                                   const std::vector<int64_t>& sizes);
+
+}  // namespace tacit::backend
