@@ -1,10 +1,12 @@
 #include "backend/emit.h"
 
 #include <cctype>
+#include <functional>
 #include <set>
 #include <sstream>
 
 #include "hlo/printer.h"
+#include "oracle/tasm.h"
 #include "support/strings.h"
 #include "taidl/expr.h"
 
@@ -139,24 +141,39 @@ std::string emitPython(const taidl::Isa& isa, const oracle::Program& program) {
       << "            output=" << tensors(oracle::TensorKind::kOutput) << ")\n"
       << "    def " << program.name << "_():\n";
   bool any = false;
-  for (const oracle::Stmt& s : program.body) {
-    if (s.kind != oracle::StmtKind::kCall) continue;
-    std::vector<int64_t> attrs;
-    for (const oracle::Affine& a : s.attrs)
-      attrs.push_back(a.constant);
-    std::vector<std::pair<int32_t, std::vector<int64_t>>> calls;
-    expand(isa, s.is_macro, s.unit, attrs, calls);
-    for (const auto& [inst, values] : calls) {
-      const taidl::Instruction& i = isa.instructions[static_cast<size_t>(inst)];
-      std::string args;
-      for (size_t k = 0; k < i.attrs.size(); ++k) {
-        if (k) args += ", ";
-        args += i.attrs[k].name.text + "=" + std::to_string(values[k]);
+  // Loops are unrolled: a Python kernel of the published style is a flat list of api calls (and a
+  // macro's expansion is evaluated at each iteration's attribute values).
+  std::vector<int64_t> loops;
+  std::function<void(const std::vector<oracle::Stmt>&)> emit = [&](const auto& body) {
+    for (const oracle::Stmt& s : body) {
+      if (s.kind == oracle::StmtKind::kLoop) {
+        int64_t lo = 0, hi = 0;
+        s.lo.eval(loops, &lo);
+        s.hi.eval(loops, &hi);
+        for (int64_t v = lo; v < hi; ++v) {
+          loops.push_back(v);
+          emit(s.body);
+          loops.pop_back();
+        }
+        continue;
       }
-      out << "        api." << i.name.text << "(" << args << ")\n";
-      any = true;
+      if (s.kind != oracle::StmtKind::kCall) continue;
+      std::vector<int64_t> attrs(s.attrs.size());
+      for (size_t k = 0; k < s.attrs.size(); ++k)
+        s.attrs[k].eval(loops, &attrs[k]);
+      for (const auto& [inst, values] : expandCall(isa, s.is_macro, s.unit, attrs)) {
+        const taidl::Instruction& i = isa.instructions[static_cast<size_t>(inst)];
+        std::string args;
+        for (size_t k = 0; k < i.attrs.size(); ++k) {
+          if (k) args += ", ";
+          args += i.attrs[k].name.text + "=" + std::to_string(values[k]);
+        }
+        out << "        api." << i.name.text << "(" << args << ")\n";
+        any = true;
+      }
     }
-  }
+  };
+  emit(program.body);
   if (!any) out << "        pass\n";
   out << "\n    return " << program.name << "_\n";
   return out.str();
@@ -180,23 +197,47 @@ std::string emitJson(const taidl::Isa& isa, const oracle::Program& program,
     out << "}";
   }
   out << "\n  ],\n  \"instructions\": [";
-  bool first = true;
-  for (const oracle::Stmt& s : program.body) {
-    if (s.kind != oracle::StmtKind::kCall) continue;
-    const std::vector<taidl::Attribute>& names =
-        s.is_macro ? isa.macros[static_cast<size_t>(s.unit)].attrs
-                   : isa.instructions[static_cast<size_t>(s.unit)].attrs;
-    const std::string& unit = s.is_macro ? isa.macros[static_cast<size_t>(s.unit)].name.text
-                                         : isa.instructions[static_cast<size_t>(s.unit)].name.text;
-    out << (first ? "" : ",") << "\n    {\"name\": " << quote(unit, Escapes::kJson)
-        << ", \"macro\": " << (s.is_macro ? "true" : "false") << ", \"attributes\": {";
-    for (size_t k = 0; k < s.attrs.size(); ++k) {
-      out << (k ? ", " : "") << quote(names[k].name.text, Escapes::kJson) << ": "
-          << s.attrs[k].constant;
-    }
-    out << "}}";
-    first = false;
-  }
+  // A loop is {"loop": VAR, "from": LO, "to": HI, "body": [...]}; an attribute (or bound) that
+  // depends on loop variables is its affine expression as a string ("4096*t0 + 112").
+  std::vector<std::string> vars;
+  auto value = [&](const oracle::Affine& a) {
+    return a.isConstant() ? std::to_string(a.constant)
+                          : quote(oracle::affineText(a, vars), Escapes::kJson);
+  };
+  std::function<void(const std::vector<oracle::Stmt>&, const std::string&)> emit =
+      [&](const auto& body, const std::string& indent) {
+        bool first = true;
+        for (const oracle::Stmt& s : body) {
+          if (s.kind == oracle::StmtKind::kLoop) {
+            out << (first ? "" : ",") << "\n"
+                << indent << "{\"loop\": " << quote(s.var, Escapes::kJson)
+                << ", \"from\": " << value(s.lo) << ", \"to\": " << value(s.hi) << ", \"body\": [";
+            vars.push_back(s.var);
+            emit(s.body, indent + "  ");
+            vars.pop_back();
+            out << "\n" << indent << "]}";
+            first = false;
+            continue;
+          }
+          if (s.kind != oracle::StmtKind::kCall) continue;
+          const std::vector<taidl::Attribute>& names =
+              s.is_macro ? isa.macros[static_cast<size_t>(s.unit)].attrs
+                         : isa.instructions[static_cast<size_t>(s.unit)].attrs;
+          const std::string& unit = s.is_macro
+                                        ? isa.macros[static_cast<size_t>(s.unit)].name.text
+                                        : isa.instructions[static_cast<size_t>(s.unit)].name.text;
+          out << (first ? "" : ",") << "\n"
+              << indent << "{\"name\": " << quote(unit, Escapes::kJson)
+              << ", \"macro\": " << (s.is_macro ? "true" : "false") << ", \"attributes\": {";
+          for (size_t k = 0; k < s.attrs.size(); ++k) {
+            out << (k ? ", " : "") << quote(names[k].name.text, Escapes::kJson) << ": "
+                << value(s.attrs[k]);
+          }
+          out << "}}";
+          first = false;
+        }
+      };
+  emit(program.body, "    ");
   out << "\n  ],\n  \"cost\": {\"model\": " << quote(extras.cost_model, Escapes::kJson)
       << ", \"instructions\": " << extras.costs.instructions << ", \"spec\": " << extras.costs.spec
       << ", \"bytes\": " << extras.costs.bytes << ", \"hbm_bytes\": " << extras.costs.hbm_bytes

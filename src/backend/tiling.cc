@@ -42,21 +42,38 @@ struct CompiledKind {
 // The HBM tensors of the kernel (and of every tile kernel: tile_kernel.h keeps its layout).
 struct HbmTensor {
   int64_t offset = 0, bytes = 0;
-  std::vector<int64_t> strides;       // bytes per logical element step, per dimension
-  const WindowMap* window = nullptr;  // a parameter's window; nullptr for the result
+  std::vector<int64_t> step;  // per result dimension: the window's byte shift from tile to tile
 };
 
-// Bytes per element step of each logical dimension of `s` (its layout's order), or nothing for a
-// tiled layout (a window of it is not a pitched box).
-std::optional<std::vector<int64_t>> byteStrides(const hlo::Shape& s) {
-  if (s.layout() && !s.layout()->tiles.empty()) return std::nullopt;
-  std::vector<int64_t> strides(static_cast<size_t>(s.rank()), 0);
-  int64_t step = hlo::byteSize(s.elementType());
-  for (int64_t d : s.minorToMajor()) {
-    strides[static_cast<size_t>(d)] = step;
-    step *= s.dim(d);
+// The byte offset of the element at logical `index` of `s` in its layout: dimensions in
+// minor-to-major order, and a tiling T(t_1..t_k) of the k most-minor ones (isel/kernel.h).
+int64_t physicalOffset(const hlo::Shape& s, const std::vector<int64_t>& index) {
+  std::vector<int64_t> m2m = s.minorToMajor();
+  std::vector<int64_t> dims, at;  // major to minor
+  for (auto it = m2m.rbegin(); it != m2m.rend(); ++it) {
+    dims.push_back(s.dim(*it));
+    at.push_back(index[static_cast<size_t>(*it)]);
   }
-  return strides;
+  if (s.layout() && !s.layout()->tiles.empty()) {
+    const std::vector<int64_t>& tile = s.layout()->tiles[0].dims;
+    const size_t k = tile.size(), n = dims.size();
+    std::vector<int64_t> split_dims(dims.begin(), dims.end() - static_cast<std::ptrdiff_t>(k));
+    std::vector<int64_t> split_at(at.begin(), at.end() - static_cast<std::ptrdiff_t>(k));
+    for (size_t j = 0; j < k; ++j) {
+      split_dims.push_back(dims[n - k + j] / tile[j]);
+      split_at.push_back(at[n - k + j] / tile[j]);
+    }
+    for (size_t j = 0; j < k; ++j) {
+      split_dims.push_back(tile[j]);
+      split_at.push_back(at[n - k + j] % tile[j]);
+    }
+    dims = std::move(split_dims);
+    at = std::move(split_at);
+  }
+  int64_t offset = 0;
+  for (size_t d = 0; d < dims.size(); ++d)
+    offset = offset * dims[d] + at[d];
+  return offset * hlo::byteSize(s.elementType());
 }
 
 // The unit tile of the kernel's result: per dimension the largest extent of the ISA's units that
@@ -214,15 +231,14 @@ class TiledProgram {
     for (int64_t d : schedule.order) {
       if (k.looped[static_cast<size_t>(d)]) depth_of[static_cast<size_t>(d)] = depth++;
     }
-    std::vector<HbmTensor> tensors = hbmTensors(compiled);
+    std::optional<std::vector<HbmTensor>> found = hbmTensors(compiled);
+    if (!found) return "a window does not move by one byte shift per tile";
+    const std::vector<HbmTensor>& tensors = *found;
     // The byte shift of a tensor's window from the kind's first tile to the loops' tile.
     auto moveOf = [&](const HbmTensor& t) {
       Affine delta;
-      for (size_t e = 0; e < t.strides.size(); ++e) {
-        int64_t d = t.window ? t.window->result_dim[e] : static_cast<int64_t>(e);
-        if (d < 0 || !depth_of[static_cast<size_t>(d)]) continue;
-        delta = delta + Affine::var(*depth_of[static_cast<size_t>(d)],
-                                    k.sizes[static_cast<size_t>(d)] * t.strides[e]);
+      for (size_t d = 0; d < t.step.size(); ++d) {
+        if (depth_of[d] && t.step[d] != 0) delta = delta + Affine::var(*depth_of[d], t.step[d]);
       }
       return delta;
     };
@@ -303,24 +319,57 @@ class TiledProgram {
     return "";
   }
 
-  std::vector<HbmTensor> hbmTensors(const CompiledKind& k) const {
+  // Every HBM tensor with the shift of its window per tile step of each result dimension; nothing
+  // if a window's bytes do not move by one shift per step (a layout tile the windows cut).
+  std::optional<std::vector<HbmTensor>> hbmTensors(const CompiledKind& compiled) const {
+    const TileKind& k = compiled.kind;
     std::vector<HbmTensor> out;
+    // follows[e]: the result dimension that dimension e of the tensor's window moves with.
+    auto add = [&](const hlo::Shape& shape, int64_t offset, int64_t bytes,
+                   const std::vector<int64_t>& follows) {
+      HbmTensor t{offset, bytes, std::vector<int64_t>(k.sizes.size(), 0)};
+      auto at = [&](const std::vector<int64_t>& steps) {
+        std::vector<int64_t> index(follows.size(), 0);
+        for (size_t e = 0; e < follows.size(); ++e) {
+          if (follows[e] < 0) continue;
+          size_t d = static_cast<size_t>(follows[e]);
+          index[e] = k.first[d] + steps[d] * k.sizes[d];
+        }
+        return physicalOffset(shape, index);
+      };
+      std::vector<int64_t> none(k.sizes.size(), 0), last(k.sizes.size(), 0);
+      const int64_t origin = at(none);
+      int64_t far = origin;
+      for (size_t d = 0; d < k.sizes.size(); ++d) {
+        if (!k.looped[d]) continue;
+        std::vector<int64_t> one = none;
+        one[d] = 1;
+        t.step[d] = at(one) - origin;
+        for (int64_t n = 2; n < k.count[d]; ++n) {
+          one[d] = n;
+          if (at(one) != origin + n * t.step[d]) return false;
+        }
+        last[d] = k.count[d] - 1;
+        far += last[d] * t.step[d];
+      }
+      if (at(last) != far) return false;
+      out.push_back(std::move(t));
+      return true;
+    };
     for (size_t p = 0; p < layout_.parameters.size(); ++p) {
       const isel::KernelParameter& param = layout_.parameters[p];
-      HbmTensor t{param.hbm_offset, param.bytes, {}, nullptr};
-      for (const WindowMap& w : k.windows) {
-        if (w.parameter == static_cast<int64_t>(p)) t.window = &w;
+      std::vector<int64_t> follows(static_cast<size_t>(param.shape.rank()), -1);
+      for (const WindowMap& w : compiled.windows) {
+        if (w.parameter == static_cast<int64_t>(p)) follows = w.result_dim;
       }
-      if (std::optional<std::vector<int64_t>> s = byteStrides(param.shape)) {
-        t.strides = *s;
-      } else if (t.window && std::any_of(t.window->result_dim.begin(), t.window->result_dim.end(),
-                                         [](int64_t d) { return d >= 0; })) {
-        t.strides.assign(t.window->result_dim.size(), 0);  // never moves: checked by the caller
-      }
-      out.push_back(std::move(t));
+      if (!add(param.shape, param.hbm_offset, param.bytes, follows)) return std::nullopt;
     }
-    for (const isel::KernelResult& r : layout_.results)
-      out.push_back(HbmTensor{r.hbm_offset, r.bytes, *byteStrides(r.shape), nullptr});
+    for (const isel::KernelResult& r : layout_.results) {
+      std::vector<int64_t> follows(static_cast<size_t>(r.shape.rank()));
+      for (size_t d = 0; d < follows.size(); ++d)
+        follows[d] = static_cast<int64_t>(d);
+      if (!add(r.shape, r.hbm_offset, r.bytes, follows)) return std::nullopt;
+    }
     return out;
   }
 
@@ -397,6 +446,8 @@ std::optional<CompileResult> compileTiled(const isel::Target& target, const hlo:
       if (it == compiled.end()) {
         std::optional<CompiledKind> made;
         TileModuleOrReason tile = buildTileModule(kernel, kind.first, kind.sizes);
+        const std::string where =
+            "the tile " + join(kind.sizes, "x") + " at (" + join(kind.first, ", ") + "): ";
         if (tile.tile) {
           CompileOptions o = options;
           o.selector.import.windows = {isel::ResultWindow{dims, kind.first}};
@@ -404,10 +455,10 @@ std::optional<CompileResult> compileTiled(const isel::Target& target, const hlo:
             made = CompiledKind{kind, compileKernel(target, *tile.tile->module, o, {}, deadline),
                                 std::move(tile.tile->windows)};
           } catch (const DiagnosticError& e) {
-            why_not = e.diagnostic().message;
+            why_not = where + e.diagnostic().message;
           }
         } else {
-          why_not = tile.reason;
+          why_not = where + tile.reason;
         }
         it = compiled.emplace(key, std::move(made)).first;
       }

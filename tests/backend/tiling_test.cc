@@ -1,0 +1,204 @@
+// Tiled compilation (backend/tiling.h, tile_kernel.h; docs/backend.md "Tiled compilation").
+#include "backend/tiling.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "backend/emit.h"
+#include "backend/tile_kernel.h"
+#include "backend/verify.h"
+#include "common/paths.h"
+#include "hlo/parser.h"
+#include "hlo_eval/evaluator.h"
+#include "hlo_eval/random_literal.h"
+#include "oracle/tasm.h"
+#include "support/diagnostic.h"
+#include "taidl/isa.h"
+
+namespace tacit::backend {
+namespace {
+
+// int8 GEMM [m,k]x[k,n] accumulated in int32, plus a per-column int32 bias when `bias`, saturated
+// to int8: the shape of a quantised layer.
+std::string gemm(int64_t m, int64_t k, int64_t n, bool bias = false) {
+  auto t = [](int64_t a, int64_t b) {
+    return "[" + std::to_string(a) + "," + std::to_string(b) + "]";
+  };
+  std::ostringstream s;
+  s << "HloModule gemm_" << m << "x" << k << "x" << n << "\n\nENTRY main {\n"
+    << "  a = s8" << t(m, k) << " parameter(0)\n"
+    << "  b = s8" << t(k, n) << " parameter(1)\n";
+  if (bias) s << "  bias = s32[" << n << "] parameter(2)\n";
+  s << "  wa = s32" << t(m, k) << " convert(a)\n"
+    << "  wb = s32" << t(k, n) << " convert(b)\n"
+    << "  prod = s32" << t(m, n)
+    << " dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n";
+  std::string acc = "prod";
+  if (bias) {
+    s << "  bb = s32" << t(m, n) << " broadcast(bias), dimensions={1}\n"
+      << "  sum = s32" << t(m, n) << " add(prod, bb)\n";
+    acc = "sum";
+  }
+  s << "  lo = s32[] constant(-128)\n  hi = s32[] constant(127)\n"
+    << "  clamped = s32" << t(m, n) << " clamp(lo, " << acc << ", hi)\n"
+    << "  ROOT r = s8" << t(m, n) << " convert(clamped)\n}\n";
+  return s.str();
+}
+
+const taidl::Isa& gemmini() {
+  static const taidl::Isa isa = taidl::loadIsaFile(testing::sourceDir() + "/isa/gemmini.taidl");
+  return isa;
+}
+
+size_t lines(const std::string& text) {
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// The tile module computes exactly the tile's box of the kernel's result (evaluated, not assumed).
+TEST(TileModule, ComputesTheBoxOfTheKernelsResult) {
+  auto kernel = hlo::parseModule(gemm(64, 32, 48, /*bias=*/true), "gemm.hlo");
+  const std::vector<int64_t> starts{16, 32}, sizes{32, 16};
+  TileModuleOrReason tile = buildTileModule(*kernel, starts, sizes);
+  ASSERT_TRUE(tile.tile) << tile.reason;
+  // A moves with the result's rows, B with its columns, the bias with its columns.
+  std::map<int64_t, std::vector<int64_t>> follows;
+  for (const WindowMap& w : tile.tile->windows)
+    follows[w.parameter] = w.result_dim;
+  EXPECT_EQ(follows[0], (std::vector<int64_t>{0, -1}));
+  EXPECT_EQ(follows[1], (std::vector<int64_t>{-1, 1}));
+  EXPECT_EQ(follows[2], (std::vector<int64_t>{1}));
+  std::vector<hlo::Literal> args;
+  for (int64_t i = 0; i < kernel->entry()->parameterCount(); ++i)
+    args.push_back(
+        hlo::randomLiteral(kernel->entry()->parameter(i)->shape(), static_cast<uint64_t>(7 + i)));
+  hlo::Literal whole = hlo::evaluate(*kernel, args);
+  hlo::Literal part = hlo::evaluate(*tile.tile->module, args);
+  ASSERT_EQ(part.shape().dims(), sizes);
+  const int64_t n = whole.shape().dim(1);
+  for (int64_t i = 0; i < sizes[0]; ++i) {
+    for (int64_t j = 0; j < sizes[1]; ++j) {
+      ASSERT_EQ(part.data<int8_t>()[static_cast<size_t>(i * sizes[1] + j)],
+                whole.data<int8_t>()[static_cast<size_t>((starts[0] + i) * n + starts[1] + j)])
+          << "at (" << i << ", " << j << ")";
+    }
+  }
+}
+
+TEST(TileModule, NamesTheOperationThatMustStayWhole) {
+  auto kernel = hlo::parseModule(R"(HloModule r
+ENTRY main {
+  a = s32[64,64] parameter(0)
+  t = s32[4096] reshape(a)
+  ROOT r = s32[64,64] reshape(t)
+})",
+                                 "r.hlo");
+  TileModuleOrReason tile = buildTileModule(*kernel, {0, 0}, {16, 16});
+  EXPECT_FALSE(tile.tile);
+  EXPECT_NE(tile.reason.find("'r' (reshape)"), std::string::npos) << tile.reason;
+}
+
+// A kernel of 64 unit tiles is a loop nest: a few lines, each tile kernel compiled once, verified.
+TEST(Tiling, GemminiGemmIsALoopNestThatVerifies) {
+  auto kernel = hlo::parseModule(gemm(128, 32, 128), "gemm.hlo");
+  CompileResult r = compile(gemmini(), *kernel);
+  ASSERT_TRUE(r.schedule);
+  EXPECT_FALSE(r.stats.tiling.empty());
+  const std::string text = oracle::printProgram(gemmini(), r.program);
+  EXPECT_NE(text.find("loop t0 in [0, "), std::string::npos) << text;
+  EXPECT_LT(lines(text), 80u) << text;
+  VerifyReport v = verify(gemmini(), *kernel, r.program, {.sets = 2, .seed = 3});
+  EXPECT_TRUE(v.ok) << v.mismatch;
+  // The costs are the tile kernels' times their tiles.
+  int64_t tiles = 0;
+  for (const PartStats& p : r.stats.parts)
+    tiles += static_cast<int64_t>(p.copies);
+  EXPECT_EQ(tiles, (128 / r.schedule->tile[0]) * (128 / r.schedule->tile[1]));
+}
+
+// Every schedule of a small space, in both loop orders, with a fused bias epilogue: all verify,
+// and the schedule compiled is the one given.
+TEST(Tiling, GivenSchedulesAreCompiledAsGivenAndVerify) {
+  auto kernel = hlo::parseModule(gemm(64, 32, 96, /*bias=*/true), "gemm_bias.hlo");
+  for (const TileSchedule& s : {TileSchedule{{16, 16}, {0, 1}}, TileSchedule{{16, 32}, {1, 0}},
+                                TileSchedule{{32, 48}, {0, 1}}, TileSchedule{{64, 16}, {1, 0}}}) {
+    CompileOptions o;
+    o.schedule = s;
+    CompileResult r = compile(gemmini(), *kernel, o);
+    ASSERT_TRUE(r.schedule);
+    EXPECT_EQ(*r.schedule, s);
+    VerifyReport v = verify(gemmini(), *kernel, r.program, {.sets = 2, .seed = 11});
+    EXPECT_TRUE(v.ok) << s.json() << v.mismatch;
+  }
+}
+
+// The other emitters keep the loops' meaning: JSON nests them, the Python kernel unrolls them.
+TEST(Tiling, JsonNestsTheLoopsAndPythonUnrollsThem) {
+  auto kernel = hlo::parseModule(gemm(64, 16, 96), "gemm.hlo");
+  CompileOptions o;
+  o.schedule = TileSchedule{{16, 16}, {0, 1}};
+  CompileResult r = compile(gemmini(), *kernel, o);
+  const std::string json = emitJson(gemmini(), r.program, {});
+  EXPECT_NE(json.find(R"({"loop": "t0", "from": 0, "to": 4, "body": [)"), std::string::npos);
+  EXPECT_NE(json.find(R"("hbm_addr": "1536*t0 + 16*t1 + 2560")"), std::string::npos) << json;
+  const std::string py = emitPython(gemmini(), r.program);
+  size_t stores = 0;
+  for (size_t at = py.find("api.mvout_spad("); at != std::string::npos;
+       at = py.find("api.mvout_spad(", at + 1))
+    ++stores;
+  EXPECT_EQ(stores, 24u);  // one per tile
+  EXPECT_NE(py.find("api.mvout_spad(rows=16, stride=96, hbm_addr=7248, sp_addr=0)"),
+            std::string::npos);  // the last tile: 2560 + 1536*3 + 16*5
+}
+
+TEST(Tiling, SmallKernelsAndNoTilingCompileWhole) {
+  auto small = hlo::parseModule(gemm(32, 16, 32), "small.hlo");
+  EXPECT_FALSE(compile(gemmini(), *small).schedule);
+  auto large = hlo::parseModule(gemm(16, 16, 512), "wide.hlo");  // 32 unit tiles
+  CompileOptions whole;
+  whole.tiling = false;
+  CompileResult r = compile(gemmini(), *large, whole);
+  EXPECT_FALSE(r.schedule);
+  EXPECT_TRUE(verify(gemmini(), *large, r.program).ok);
+  EXPECT_TRUE(compile(gemmini(), *large).schedule);
+}
+
+TEST(Tiling, AScheduleThatDoesNotFitIsADiagnostic) {
+  auto kernel = hlo::parseModule(gemm(64, 16, 64), "gemm.hlo");
+  auto message = [&](TileSchedule s) {
+    CompileOptions o;
+    o.schedule = std::move(s);
+    try {
+      compile(gemmini(), *kernel, o);
+    } catch (const DiagnosticError& e) {
+      return e.diagnostic().message;
+    }
+    return std::string("compiled");
+  };
+  EXPECT_NE(message({{16}, {0}}).find("one tile size and one loop per result dimension"),
+            std::string::npos);
+  EXPECT_NE(message({{16, 80}, {0, 1}}).find("tile size 80 of dimension 1 is not in [1, 64]"),
+            std::string::npos);
+  EXPECT_NE(message({{16, 16}, {1, 1}}).find("not a permutation"), std::string::npos);
+}
+
+TEST(TileSchedule, RoundTripsAndRejectsWhatIsNotOne) {
+  TileSchedule s{{32, 16}, {1, 0}};
+  EXPECT_EQ(TileSchedule::parse(s.json(), "s.json"), s);
+  auto message = [](const std::string& text) {
+    try {
+      TileSchedule::parse(text, "s.json");
+    } catch (const DiagnosticError& e) {
+      return e.diagnostic().str();
+    }
+    return std::string("parsed");
+  };
+  EXPECT_NE(message("{\"tile\": [16,\n 16}").find("s.json:2:"), std::string::npos);
+  EXPECT_NE(message(R"({"tile": [16], "order": [0], "unroll": 2})").find("unknown schedule member"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"tile": [16.5], "order": [0]})").find("not an integer"), std::string::npos);
+  EXPECT_NE(message(R"({"order": [0]})").find("needs \"tile\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tacit::backend
