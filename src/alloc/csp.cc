@@ -226,21 +226,35 @@ class Model {
 
   void postVariables() {
     const taidl::Isa& isa = *in_.isa;
-    // Pinned HBM bytes: inputs and results.
+    // Pinned HBM bytes: inputs and results; pinned on-chip starts: resident ones (kernel.h
+    // Residence), per access dimension of their buffer.
     std::vector<int64_t> pin(g_.values.size(), -1);
+    std::vector<std::vector<int64_t>> pin_on_chip(g_.values.size());
+    auto pinResident = [&](size_t v, const isel::Residence& r) {
+      std::vector<int64_t>& at = pin_on_chip[static_cast<size_t>(s_.root[v])];
+      at.clear();
+      for (size_t k = 0; k < r.start.size() && k < s_.offset[v].size(); ++k)
+        at.push_back(r.start[k] - s_.offset[v][k]);
+    };
     for (size_t v = 0; v < g_.values.size(); ++v) {
       int32_t p = g_.values[v].producer;
       if (p >= 0 && g_.nodes[static_cast<size_t>(p)].kind == isel::PiiKind::kInput) {
-        pin[static_cast<size_t>(s_.root[v])] =
-            in_.kernel->parameters[static_cast<size_t>(g_.nodes[static_cast<size_t>(p)].parameter)]
-                .hbm_offset -
-            s_.offset[v][0];
+        const isel::KernelParameter& param =
+            in_.kernel->parameters[static_cast<size_t>(g_.nodes[static_cast<size_t>(p)].parameter)];
+        if (param.resident) {
+          pinResident(v, *param.resident);
+        } else {
+          pin[static_cast<size_t>(s_.root[v])] = param.hbm_offset - s_.offset[v][0];
+        }
       }
     }
     for (size_t i = 0; i < g_.results.size(); ++i) {
-      int32_t v = g_.results[i];
-      pin[static_cast<size_t>(s_.root[static_cast<size_t>(v)])] =
-          in_.kernel->results[i].hbm_offset - s_.offset[static_cast<size_t>(v)][0];
+      size_t v = static_cast<size_t>(g_.results[i]);
+      if (in_.kernel->results[i].resident) {
+        pinResident(v, *in_.kernel->results[i].resident);
+      } else {
+        pin[static_cast<size_t>(s_.root[v])] = in_.kernel->results[i].hbm_offset - s_.offset[v][0];
+      }
     }
     io_bytes_ = in_.kernel->io_bytes;
     hbm_limit_ = io_bytes_;
@@ -275,6 +289,8 @@ class Model {
             lo = undefined ? 0 : io_bytes_;
             hi = hbm_limit_ - e[k];
           }
+        } else if (k < pin_on_chip[static_cast<size_t>(r)].size()) {
+          lo = hi = pin_on_chip[static_cast<size_t>(r)][k];
         } else {
           hi = b.access[k] - e[k];
           if (hi < 0) {

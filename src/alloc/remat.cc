@@ -47,7 +47,9 @@ bool isAvailable(const PiiGraph& g, const isel::Storage& s, int32_t value) {
   int32_t p = g.values[static_cast<size_t>(s.root[static_cast<size_t>(value)])].producer;
   if (p < 0) return true;
   PiiKind k = g.nodes[static_cast<size_t>(p)].kind;
-  return k == PiiKind::kInput || k == PiiKind::kConstant;
+  // A resident input (on chip, kernel.h Residence) is consumed in place: never read twice.
+  const bool resident = g.values[static_cast<size_t>(value)].buffer != 0;
+  return (k == PiiKind::kInput && !resident) || k == PiiKind::kConstant;
 }
 
 // A storage group and the calls that read it.

@@ -181,8 +181,11 @@ std::vector<Interval> liveIntervals(const isel::PiiGraph& g, const isel::Storage
     size_t r = static_cast<size_t>(s.root[v]);
     int32_t p = g.values[v].producer;
     PiiKind kind = p < 0 ? PiiKind::kInput : g.nodes[static_cast<size_t>(p)].kind;
-    if (kind == PiiKind::kInput) whole[r] = true;
-    if (kind == PiiKind::kConstant) def[r] = 0;
+    // A resident input (on chip: kernel.h Residence) holds its data from the start and, like an
+    // intermediate, only until its last reader (an accumulator updated in place).
+    const bool resident = kind == PiiKind::kInput && g.values[v].buffer != 0;
+    if (kind == PiiKind::kInput && !resident) whole[r] = true;
+    if (kind == PiiKind::kConstant || resident) def[r] = 0;
     if (kind == PiiKind::kUndef) undef[r] = true;
     if (kind == PiiKind::kCall) def[r] = std::min(def[r], pos[static_cast<size_t>(p)]);
   }
@@ -288,7 +291,8 @@ StoragePieces storagePieces(const isel::PiiGraph& g, const isel::Storage& s, con
     size_t r = static_cast<size_t>(s.root[v]);
     int32_t p = g.values[v].producer;
     PiiKind kind = p < 0 ? PiiKind::kInput : g.nodes[static_cast<size_t>(p)].kind;
-    if (kind == PiiKind::kInput || kind == PiiKind::kConstant) {
+    const bool resident = kind == PiiKind::kInput && g.values[v].buffer != 0;
+    if ((kind == PiiKind::kInput && !resident) || kind == PiiKind::kConstant) {
       whole[r] = true;
       held[r].push_back({static_cast<int32_t>(v), live[r], true});
     }

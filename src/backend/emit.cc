@@ -81,9 +81,11 @@ oracle::Program buildProgram(const taidl::Isa& isa, const isel::UnitSet& units,
     return n;
   };
   for (const isel::KernelParameter& param : kernel.parameters) {
+    if (param.resident) continue;  // on chip: no HBM tensor (a tiled compile's accumulator)
     p.addInput(unique(identifier(param.name)), param.hbm_offset, isel::physicalShape(param.shape));
   }
   for (size_t i = 0; i < kernel.results.size(); ++i) {
+    if (kernel.results[i].resident) continue;
     std::string n = kernel.results.size() == 1 ? "out" : "out" + std::to_string(i);
     p.addOutput(unique(n), kernel.results[i].hbm_offset,
                 isel::physicalShape(kernel.results[i].shape));

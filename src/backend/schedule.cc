@@ -40,7 +40,11 @@ std::vector<int64_t> integers(const nlohmann::json& j, const char* member,
 }  // namespace
 
 std::string TileSchedule::json() const {
-  return "{\"tile\": [" + join(tile, ", ") + "], \"order\": [" + join(order, ", ") + "]}\n";
+  std::string out = "{\"tile\": [" + join(tile, ", ") + "], \"order\": [" + join(order, ", ") + "]";
+  if (contraction > 0)
+    out += ", \"contraction\": " + std::to_string(contraction) +
+           ", \"accumulator\": " + quote(accumulator, Escapes::kJson);
+  return out + "}\n";
 }
 
 TileSchedule TileSchedule::parse(const std::string& text, const std::string& file) {
@@ -53,10 +57,24 @@ TileSchedule TileSchedule::parse(const std::string& text, const std::string& fil
   }
   if (!j.is_object()) fail(file, {1, 1}, "a schedule is a JSON object");
   for (const auto& [key, value] : j.items()) {
-    if (key != "tile" && key != "order")
-      fail(file, {1, 1}, "unknown schedule member \"" + key + "\"", "members: tile, order");
+    if (key != "tile" && key != "order" && key != "contraction" && key != "accumulator")
+      fail(file, {1, 1}, "unknown schedule member \"" + key + "\"",
+           "members: tile, order, contraction, accumulator");
   }
-  return TileSchedule{integers(j, "tile", file), integers(j, "order", file)};
+  TileSchedule s{integers(j, "tile", file), integers(j, "order", file), 0, ""};
+  if (auto c = j.find("contraction"); c != j.end()) {
+    if (!c->is_number_integer() || c->get<int64_t>() < 1)
+      fail(file, {1, 1}, "\"contraction\" is a block size (a positive integer), not " + c->dump());
+    s.contraction = c->get<int64_t>();
+    auto a = j.find("accumulator");
+    if (a == j.end() || !a->is_string())
+      fail(file, {1, 1}, "a split contraction needs \"accumulator\": the buffer that carries it",
+           R"(e.g. "contraction": 64, "accumulator": "acc")");
+    s.accumulator = a->get<std::string>();
+  } else if (j.contains("accumulator")) {
+    fail(file, {1, 1}, "\"accumulator\" without \"contraction\"");
+  }
+  return s;
 }
 
 }  // namespace tacit::backend

@@ -8,14 +8,18 @@
 
 namespace tacit::backend {
 
-// The tile size per result dimension and the loop order (result dimensions, outermost first).
+// The tile size per result dimension, the loop order (result dimensions, outermost first; a split
+// contraction's loop is innermost), and optionally the block a kernel's one integer dot contracts
+// per step, with the on-chip buffer that carries the partial sums from step to step.
 struct TileSchedule {
   std::vector<int64_t> tile;
   std::vector<int64_t> order;
+  int64_t contraction = 0;  // 0: the contraction whole in every tile
+  std::string accumulator;  // a buffer of the ISA (with contraction)
   friend bool operator==(const TileSchedule&, const TileSchedule&) = default;
-  // {"tile": [16, 16], "order": [0, 1]}
+  // {"tile": [16, 16], "order": [0, 1]}, plus "contraction": 64, "accumulator": "acc" when split
   std::string json() const;
-  // Parses a JSON object with exactly those two members (integer arrays); anything else is a
+  // Parses a JSON object with those members (tile and order required); anything else is a
   // DiagnosticError at `file`, line and column. Whether it fits a kernel is compileTiled's check.
   static TileSchedule parse(const std::string& text, const std::string& file);
 };

@@ -69,8 +69,12 @@ bool isElementwise(HloOpcode op) {
 
 class TileBuilder {
  public:
-  TileBuilder(hlo::HloModule& out, const std::vector<hlo::Shape>& parameters)
-      : out_(out), parameters_(parameters), b_("tile") {}
+  TileBuilder(hlo::HloModule& out, const std::vector<hlo::Shape>& parameters, int64_t rank,
+              ContractionBlock block)
+      : out_(out), parameters_(parameters), b_("tile"), rank_(rank), block_(block) {}
+
+  // The accumulator the dot adds its block's sum to (kMiddle, kLast).
+  void setAccumulator(HloInstruction* acc) { acc_ = acc; }
 
   HloInstruction* build(const HloInstruction* x, const Box& box) {
     auto key = std::make_pair(x, box);
@@ -162,13 +166,25 @@ class TileBuilder {
   }
 
  private:
-  // Result = batch dims, then lhs free dims, then rhs free dims; contracting dims are read whole.
+  // Result = batch dims, then lhs free dims, then rhs free dims; contracting dims are read whole,
+  // or, split into steps, the block of the one contracting dimension (moving with loop `rank_`).
   HloInstruction* dot(const HloInstruction* x, const Box& box) {
     const hlo::DotDims& dims = *x->attrs().dot_dims;
+    const bool split = block_.size > 0;
+    if (split && (dims.lhs_contracting.size() != 1 || !hlo::isInteger(x->shape().elementType())))
+      throw NotTileable{"'" + x->name() +
+                        "' cannot be split along its contraction (one contracting dimension of "
+                        "integers: a float sum is never re-associated)"};
     size_t next = 0;
     auto side = [&](const HloInstruction* operand, const std::vector<int64_t>& batch,
                     const std::vector<int64_t>& contracting, size_t free_at) {
       Box in = Box::whole(operand->shape());
+      if (split) {
+        size_t c = static_cast<size_t>(contracting[0]);
+        in.start[c] = block_.start;
+        in.size[c] = block_.size;
+        in.follows[c] = rank_;
+      }
       for (size_t k = 0; k < batch.size(); ++k) {
         size_t d = static_cast<size_t>(batch[k]);
         in.start[d] = box.start[k];
@@ -191,7 +207,8 @@ class TileBuilder {
     HloInstruction* lhs =
         side(x->operand(0), dims.lhs_batch, dims.lhs_contracting, dims.lhs_batch.size());
     HloInstruction* rhs = side(x->operand(1), dims.rhs_batch, dims.rhs_contracting, next);
-    return b_.dot(lhs, rhs, dims, x->shape().elementType());
+    HloInstruction* d = b_.dot(lhs, rhs, dims, x->shape().elementType());
+    return acc_ ? b_.binary(HloOpcode::kAdd, acc_, d) : d;
   }
 
   HloInstruction* reduce(const HloInstruction* x, const Box& box) {
@@ -213,43 +230,72 @@ class TileBuilder {
   hlo::HloModule& out_;
   const std::vector<hlo::Shape>& parameters_;
   hlo::HloBuilder b_;
+  const int64_t rank_;
+  const ContractionBlock block_;
+  HloInstruction* acc_ = nullptr;
   std::map<std::pair<const HloInstruction*, Box>, HloInstruction*> memo_;
   std::map<int64_t, std::vector<int64_t>> windows_;  // parameter -> follows
   std::map<int64_t, HloInstruction*> params_;
 };
 
+// The kernel's one dot (nullptr if it has none or several).
+const HloInstruction* onlyDot(const hlo::HloComputation& entry) {
+  const HloInstruction* found = nullptr;
+  for (const auto& inst : entry.instructions()) {
+    if (inst->opcode() != HloOpcode::kDot) continue;
+    if (found) return nullptr;
+    found = inst.get();
+  }
+  return found;
+}
+
 }  // namespace
 
 TileModuleOrReason buildTileModule(const hlo::HloModule& kernel, const std::vector<int64_t>& starts,
-                                   const std::vector<int64_t>& sizes) {
+                                   const std::vector<int64_t>& sizes, TileStep step,
+                                   ContractionBlock block) {
   const hlo::HloComputation* entry = kernel.entry();
   const HloInstruction* root = entry->root();
   if (!root->shape().isArray()) return {std::nullopt, "the kernel has more than one result"};
   std::vector<hlo::Shape> results = isel::entryResultShapes(kernel);
   if (!results[0].hasDefaultLayout()) return {std::nullopt, "the result has a non-default layout"};
   std::vector<hlo::Shape> parameters = isel::entryParameterShapes(kernel);
+  const HloInstruction* dot = step == TileStep::kWhole ? nullptr : onlyDot(*entry);
+  if (step != TileStep::kWhole) {
+    if (!dot) return {std::nullopt, "a contraction is split only in a kernel of one dot"};
+    if (dot->shape().dims() != root->shape().dims())
+      return {std::nullopt, "the dot's result is not the kernel's shape"};
+  }
   TileModule tile;
   tile.module = hlo::cloneModule(kernel);
-  TileBuilder b(*tile.module, parameters);
+  const int64_t rank = root->shape().rank();
+  TileBuilder b(*tile.module, parameters, rank,
+                step == TileStep::kWhole ? ContractionBlock{} : block);
   Box box;
   for (size_t d = 0; d < starts.size(); ++d) {
     box.start.push_back(starts[d]);
     box.size.push_back(sizes[d]);
     box.follows.push_back(static_cast<int64_t>(d));
   }
+  hlo::Shape result(results[0].elementType(), sizes);
   try {
-    HloInstruction* out = b.build(root, box);
     for (int64_t i = 0; i < entry->parameterCount(); ++i)
       b.declare(entry->parameter(i));
-    b.builder().addTo(*tile.module, /*entry=*/true, out);
+    if (step == TileStep::kMiddle || step == TileStep::kLast) {
+      hlo::Shape acc(dot->shape().elementType(), sizes);
+      parameters.push_back(acc);
+      b.setAccumulator(b.builder().parameter(entry->parameterCount(), acc, "accumulator"));
+    }
+    const HloInstruction* top = step == TileStep::kFirst || step == TileStep::kMiddle ? dot : root;
+    if (top == dot) result = hlo::Shape(dot->shape().elementType(), sizes);
+    b.builder().addTo(*tile.module, /*entry=*/true, b.build(top, box));
   } catch (const NotTileable& e) {
     return {std::nullopt, e.reason};
   } catch (const DiagnosticError& e) {
     return {std::nullopt, e.diagnostic().message};
   }
   tile.windows = b.windows();
-  tile.module->setEntryLayout(
-      hlo::ProgramShape{parameters, hlo::Shape(results[0].elementType(), sizes)});
+  tile.module->setEntryLayout(hlo::ProgramShape{parameters, result});
   return {std::move(tile), ""};
 }
 

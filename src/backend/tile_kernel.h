@@ -33,13 +33,32 @@ struct TileModule {
   std::vector<WindowMap> windows;
 };
 
-// The kernel restricted to the box [starts, starts + sizes) of its single array result, or a
-// reason why the kernel cannot be tiled this way.
+// Which part of a contraction split into steps a tile module computes (an integer dot's sum
+// re-associated over blocks of its contracting dimension is exact: its arithmetic is modular).
+// The accumulator steps pass the dot's partial sums on chip (isel::Residence).
+enum class TileStep {
+  kWhole,   // the tile, its contraction whole
+  kFirst,   // the dot over the first block of the contraction: the accumulator
+  kMiddle,  // accumulator + the dot over one block: the accumulator
+  kLast,    // the tile, the dot being accumulator + the dot over the last block
+};
+
+// The contraction block of a step: [start, start + size) of the dot's contracting dimension,
+// which moves with loop dimension `dim` (the result's rank: one past its dimensions).
+struct ContractionBlock {
+  int64_t start = 0, size = 0;
+};
+
+// The kernel restricted to the box [starts, starts + sizes) of its single array result (for
+// kFirst and kMiddle: of its dot), or a reason why the kernel cannot be tiled this way. The steps
+// other than kWhole need exactly one dot, of integers, with one contracting dimension; the steps
+// that read the accumulator take it as their last parameter.
 struct TileModuleOrReason {
   std::optional<TileModule> tile;
   std::string reason;
 };
 TileModuleOrReason buildTileModule(const hlo::HloModule& kernel, const std::vector<int64_t>& starts,
-                                   const std::vector<int64_t>& sizes);
+                                   const std::vector<int64_t>& sizes,
+                                   TileStep step = TileStep::kWhole, ContractionBlock block = {});
 
 }  // namespace tacit::backend

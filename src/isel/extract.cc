@@ -16,7 +16,8 @@ using hlo::HloOpcode;
 
 CandidateExtractor::CandidateExtractor(const egraph::EGraph& g, const IrLanguage& ir,
                                        const ShapeAnalysis& shapes, const taidl::Isa& isa,
-                                       const UnitSet& units, ClassId root, ExtractOptions options)
+                                       const UnitSet& units, ClassId root, ExtractOptions options,
+                                       std::vector<int32_t> resident_results)
     : g_(g),
       ir_(ir),
       shapes_(shapes),
@@ -24,6 +25,7 @@ CandidateExtractor::CandidateExtractor(const egraph::EGraph& g, const IrLanguage
       units_(units),
       results_context_(static_cast<uint32_t>(isa.buffers.size())),
       written_context_(results_context_ + 1),
+      resident_results_(std::move(resident_results)),
       root_(root) {
   egraph::EnumOptions opts;
   opts.max_size = options.max_size;
@@ -64,7 +66,7 @@ bool CandidateExtractor::allowed(NodeId n, uint32_t ctx) const {
   }
   if (e.op() == ir_.overlayOp()) return isa_.buffers[ctx].is_hbm;
   if (e.op() == ir_.piiOp()) return ir_.piiDesc(e.attr()).buffer == static_cast<int>(ctx);
-  if (e.op() == ir_.inputOp()) return ctx == 0;
+  if (e.op() == ir_.inputOp()) return ctx == static_cast<uint32_t>(ir_.inputDesc(e.attr()).buffer);
   if (e.op() == ir_.undefOp()) return true;  // whatever a region holds, in any buffer
   auto opcode = ir_.opcodeOf(e.op());
   if (!opcode) return false;
@@ -96,7 +98,11 @@ bool CandidateExtractor::allowed(NodeId n, uint32_t ctx) const {
 
 uint32_t CandidateExtractor::childBuffer(NodeId n, uint32_t ctx, size_t child) const {
   egraph::ENode e = g_.node(n);
-  if (e.op() == ir_.resultsOp()) return written_context_;
+  if (e.op() == ir_.resultsOp()) {
+    if (child < resident_results_.size() && resident_results_[child] != 0)
+      return static_cast<uint32_t>(resident_results_[child]);
+    return written_context_;
+  }
   if (e.op() == ir_.piiOp()) {
     const PiiDesc& p = ir_.piiDesc(e.attr());
     const Unit& u = units_.units[static_cast<size_t>(p.unit)];

@@ -30,9 +30,11 @@ struct ExtractOptions {
 class CandidateExtractor {
  public:
   // `root` is the class of the `results` node over every kernel result.
+  // `resident_results`: per kernel result, the on-chip buffer it must be produced in (kernel.h
+  // Residence), or 0: written into its HBM region.
   CandidateExtractor(const egraph::EGraph& g, const IrLanguage& ir, const ShapeAnalysis& shapes,
                      const taidl::Isa& isa, const UnitSet& units, ClassId root,
-                     ExtractOptions options);
+                     ExtractOptions options, std::vector<int32_t> resident_results = {});
 
   // The next instruction graph not produced before, or nullopt when none is left within the bounds.
   // The first is the greedy graph (below); then the enumeration's, smallest first.
@@ -73,6 +75,7 @@ class CandidateExtractor {
   // "written into a result's HBM region" (see allowed()).
   uint32_t results_context_;
   uint32_t written_context_;
+  std::vector<int32_t> resident_results_;
   uint32_t bufferOf(uint32_t ctx) const { return ctx == written_context_ ? 0 : ctx; }
   std::unique_ptr<egraph::Enumerator> enumerator_;
   ClassId root_;

@@ -133,7 +133,8 @@ std::string encodePiiBytes(const PiiDesc& d) {
 
 std::string encodeInputBytes(const InputDesc& d) {
   egraph::AttrWriter w;
-  w.u8(kTagInput).i64(d.parameter).i64(d.bytes);
+  w.u8(kTagInput).i64(d.parameter).i64(d.bytes).i64(d.buffer);
+  if (d.buffer != 0) writeShape(w, d.shape);
   return std::string(w.bytes());
 }
 
@@ -330,6 +331,8 @@ AttrId IrLanguage::encode(const InputDesc& desc) {
   Decoded d;
   d.kind = Decoded::kInput;
   d.input = std::make_unique<InputDesc>(desc);
+  d.input->shape.clearLayouts();
+  d.shape = desc.buffer != 0 ? d.input->shape : hlo::Shape(PrimitiveType::kU8, {desc.bytes});
   remember(id, std::move(d));
   return id;
 }
@@ -375,17 +378,16 @@ const hlo::Shape& IrLanguage::shapeOf(OpId op, AttrId attr) const {
     return kTuple;
   }
   if (op == overlay_op_) return decoded(attr).shape;
-  if (op == input_op_) {
-    static thread_local hlo::Shape bytes;
-    bytes = hlo::Shape(PrimitiveType::kU8, {inputDesc(attr).bytes});
-    return bytes;
-  }
+  if (op == input_op_) return decoded(attr).shape;
   return opDesc(attr).shape;
 }
 
 std::string IrLanguage::describe(OpId op, AttrId attr) const {
   if (op == input_op_) {
     const InputDesc& in = inputDesc(attr);
+    if (in.buffer != 0)
+      return "param" + std::to_string(in.parameter) + " " + in.shape.str() + " in buffer " +
+             std::to_string(in.buffer);
     return "param" + std::to_string(in.parameter) + " u8[" + std::to_string(in.bytes) + "]";
   }
   if (op == results_op_) return "results";

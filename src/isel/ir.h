@@ -53,10 +53,13 @@ struct PiiDesc {
   hlo::Shape shape;
 };
 
-// A kernel input: the bytes of entry parameter `parameter` in HBM, u8[bytes].
+// A kernel input: the bytes of entry parameter `parameter` in HBM, u8[bytes]; or, resident in
+// on-chip buffer `buffer` (not 0), the parameter's value of type `shape` (kernel.h Residence).
 struct InputDesc {
   int parameter = -1;
   int64_t bytes = 0;
+  int buffer = 0;
+  hlo::Shape shape;  // resident only
 };
 
 // One part of an overlay: the bytes of the operand at the positions `block` (a strided view of the
@@ -123,7 +126,7 @@ class IrLanguage {
     std::unique_ptr<PiiDesc> pii;
     std::unique_ptr<InputDesc> input;
     std::unique_ptr<OverlayDesc> overlay;
-    hlo::Shape shape;  // kOverlay: u8[bytes]
+    hlo::Shape shape;  // kOverlay: u8[bytes]; kInput: its type
   };
   void remember(AttrId id, Decoded d);
   const Decoded& decoded(AttrId id) const;

@@ -86,6 +86,10 @@ const ResultWindow* windowOf(const ImportOptions& options, size_t result) {
   return &*options.windows[result];
 }
 
+std::optional<Residence> residence(const std::vector<std::optional<Residence>>& list, size_t i) {
+  return i < list.size() ? list[i] : std::nullopt;
+}
+
 class Importer {
  public:
   Importer(const hlo::HloModule& m, IrBuilder& b, const ImportOptions& options)
@@ -100,8 +104,17 @@ class Importer {
       const HloInstruction* p = entry->parameter(i);
       const hlo::Shape& shape = parameter_shapes[static_cast<size_t>(i)];
       checkArray(shape, p);
-      bytes.push_back(b_.egraph().add(
-          b_.ir().inputOp(), b_.ir().encode(InputDesc{static_cast<int>(i), shape.byteSize()})));
+      if (auto r = residence(options_.resident_parameters, static_cast<size_t>(i))) {
+        // The value itself, in its buffer: no HBM bytes.
+        hlo::Shape type(shape.elementType(), shape.dims());
+        bytes.push_back(b_.egraph().add(
+            b_.ir().inputOp(), b_.ir().encode(InputDesc{static_cast<int>(i), 0, r->buffer, type})));
+        args.push_back(bytes.back());
+        continue;
+      }
+      bytes.push_back(
+          b_.egraph().add(b_.ir().inputOp(),
+                          b_.ir().encode(InputDesc{static_cast<int>(i), shape.byteSize(), 0, {}})));
       args.push_back(unflattenWithLayout(b_, bytes.back(), shape, file_, p->loc()));
     }
     Values root = importComputation(*entry, args);
@@ -127,7 +140,9 @@ class Importer {
         r.window_class = root[i];
         r.value_class = surround(root[i], *w, 0);
       }
-      r.bytes_class = flattenWithLayout(b_, r.value_class, r.shape, file_, entry->root()->loc());
+      r.bytes_class =
+          r.resident ? r.value_class
+                     : flattenWithLayout(b_, r.value_class, r.shape, file_, entry->root()->loc());
     }
     return out;
   }
@@ -399,7 +414,8 @@ ImportedKernel hbmLayout(const hlo::HloModule& module, const ImportOptions& opti
     p.name = module.entry()->parameter(static_cast<int64_t>(i))->name();
     p.shape = parameters[i];
     p.hbm_offset = offset;
-    p.bytes = p.shape.byteSize();
+    p.resident = residence(options.resident_parameters, i);
+    p.bytes = p.resident ? 0 : p.shape.byteSize();
     offset += p.bytes;
     k.parameters.push_back(std::move(p));
   }
@@ -410,11 +426,12 @@ ImportedKernel hbmLayout(const hlo::HloModule& module, const ImportOptions& opti
     if (const ResultWindow* w = windowOf(options, i))
       r.shape = hlo::Shape(r.shape.elementType(), w->region);
     r.hbm_offset = offset;
-    r.bytes = r.shape.byteSize();
+    r.resident = residence(options.resident_results, i);
+    r.bytes = r.resident ? 0 : r.shape.byteSize();
     offset += r.bytes;
     k.results.push_back(std::move(r));
   }
-  k.io_bytes = offset;
+  k.io_bytes = std::max(offset, options.reserved_hbm);
   return k;
 }
 

@@ -17,15 +17,6 @@
 
 namespace tacit::isel {
 
-struct KernelParameter {
-  std::string name;
-  hlo::Shape shape;  // with its layout
-  int64_t hbm_offset = 0;
-  int64_t bytes = 0;
-  ClassId bytes_class;  // the input leaf (u8 in HBM)
-  ClassId value_class;  // the logical tensor
-};
-
 // A kernel result that is one window of a larger tensor in HBM (a tile of tiled compilation,
 // backend/tiling.h): the kernel computes the window and leaves every other byte of the tensor as it
 // was. The entry's result is the window; the result's HBM region is the whole tensor, in the
@@ -36,9 +27,32 @@ struct ResultWindow {
   std::vector<int64_t> starts;  // the window's first element in each dimension
 };
 
+// A parameter or result that lives in an on-chip buffer at a fixed place instead of HBM: the
+// accumulator a contraction loop carries from one tile kernel to the next (backend/tiling.h). Its
+// type must be the buffer's row form (the buffer's element type, access extents then unit dims).
+struct Residence {
+  int32_t buffer = 0;
+  std::vector<int64_t> start;  // per access dimension of the buffer
+};
+
 // How a kernel is imported besides its HLO text.
 struct ImportOptions {
   std::vector<std::optional<ResultWindow>> windows;  // per result; missing: the whole result
+  std::vector<std::optional<Residence>> resident_parameters;  // per parameter
+  std::vector<std::optional<Residence>> resident_results;     // per result
+  // HBM below this byte belongs to the caller (scratch goes above it): a tile kernel without an
+  // HBM result keeps the kernel's result region free.
+  int64_t reserved_hbm = 0;
+};
+
+struct KernelParameter {
+  std::string name;
+  hlo::Shape shape;  // with its layout
+  int64_t hbm_offset = 0;
+  int64_t bytes = 0;  // 0 when resident
+  std::optional<Residence> resident;
+  ClassId bytes_class;  // the input leaf (u8 in HBM)
+  ClassId value_class;  // the logical tensor
 };
 
 struct KernelResult {
@@ -49,6 +63,7 @@ struct KernelResult {
   ClassId bytes_class;   // its byte-flattening: must be produced in HBM
   ClassId window_class;  // a window: the entry's result; invalid otherwise
   bool windowed = false;
+  std::optional<Residence> resident;  // then bytes_class is the value, produced in that buffer
 };
 
 // Where a class came from, for diagnostics ("no instruction computes `dot.3` at k.hlo:12:3").
@@ -61,7 +76,7 @@ struct ImportedKernel {
   std::string file;
   std::vector<KernelParameter> parameters;
   std::vector<KernelResult> results;
-  int64_t io_bytes = 0;  // inputs + results
+  int64_t io_bytes = 0;  // inputs + results (at least ImportOptions::reserved_hbm)
   std::vector<Origin> origins;
 };
 

@@ -112,8 +112,11 @@ SaturationStats Selector::saturate(Deadline deadline) {
 }
 
 std::unique_ptr<CandidateExtractor> Selector::extractor(ExtractOptions options) const {
+  std::vector<int32_t> resident;
+  for (const KernelResult& r : kernel_.results)
+    resident.push_back(r.resident ? r.resident->buffer : 0);
   return std::make_unique<CandidateExtractor>(g_, ir_, *shapes_, target_.isa(), target_.units(),
-                                              g_.find(results_), options);
+                                              g_.find(results_), options, std::move(resident));
 }
 
 }  // namespace tacit::isel

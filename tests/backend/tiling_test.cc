@@ -51,6 +51,10 @@ const taidl::Isa& gemmini() {
   return isa;
 }
 
+TileSchedule tiles(std::vector<int64_t> tile, std::vector<int64_t> order) {
+  return TileSchedule{std::move(tile), std::move(order), 0, ""};
+}
+
 size_t lines(const std::string& text) {
   return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
 }
@@ -83,6 +87,58 @@ TEST(TileModule, ComputesTheBoxOfTheKernelsResult) {
           << "at (" << i << ", " << j << ")";
     }
   }
+}
+
+// The contraction steps, evaluated one after the other with the accumulator passed from step to
+// step, compute the tile (the re-association of an integer sum is exact).
+TEST(TileModule, ContractionStepsComposeToTheTile) {
+  auto kernel = hlo::parseModule(gemm(32, 64, 48, /*bias=*/true), "gemm.hlo");
+  const std::vector<int64_t> starts{16, 16}, sizes{16, 32};
+  std::vector<hlo::Literal> args;
+  for (int64_t i = 0; i < kernel->entry()->parameterCount(); ++i)
+    args.push_back(
+        hlo::randomLiteral(kernel->entry()->parameter(i)->shape(), static_cast<uint64_t>(3 + i)));
+  auto step = [&](TileStep s, int64_t block, const hlo::Literal* acc) {
+    TileModuleOrReason m = buildTileModule(*kernel, starts, sizes, s, {block * 16, 16});
+    EXPECT_TRUE(m.tile) << m.reason;
+    // The parameters' windows along the contraction move with the contraction loop (dimension 2).
+    for (const WindowMap& w : m.tile->windows) {
+      if (w.parameter == 0) {
+        EXPECT_EQ(w.result_dim, (std::vector<int64_t>{0, 2}));
+      } else if (w.parameter == 1) {
+        EXPECT_EQ(w.result_dim, (std::vector<int64_t>{2, 1}));
+      }
+    }
+    std::vector<hlo::Literal> in = args;
+    if (acc) in.push_back(*acc);
+    return hlo::evaluate(*m.tile->module, in);
+  };
+  hlo::Literal acc = step(TileStep::kFirst, 0, nullptr);
+  for (int64_t b = 1; b < 3; ++b)
+    acc = step(TileStep::kMiddle, b, &acc);
+  hlo::Literal part = step(TileStep::kLast, 3, &acc);
+  hlo::Literal whole = hlo::evaluate(*kernel, args);
+  const int64_t n = whole.shape().dim(1);
+  for (int64_t i = 0; i < sizes[0]; ++i) {
+    for (int64_t j = 0; j < sizes[1]; ++j) {
+      ASSERT_EQ(part.data<int8_t>()[static_cast<size_t>(i * sizes[1] + j)],
+                whole.data<int8_t>()[static_cast<size_t>((starts[0] + i) * n + starts[1] + j)])
+          << "at (" << i << ", " << j << ")";
+    }
+  }
+}
+
+TEST(TileModule, AFloatContractionIsNeverSplit) {
+  auto kernel = hlo::parseModule(R"(HloModule f
+ENTRY main {
+  a = f32[32,64] parameter(0)
+  b = f32[64,32] parameter(1)
+  ROOT d = f32[32,32] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                                 "f.hlo");
+  TileModuleOrReason m = buildTileModule(*kernel, {0, 0}, {16, 16}, TileStep::kFirst, {0, 16});
+  EXPECT_FALSE(m.tile);
+  EXPECT_NE(m.reason.find("a float sum is never re-associated"), std::string::npos) << m.reason;
 }
 
 TEST(TileModule, NamesTheOperationThatMustStayWhole) {
@@ -120,8 +176,8 @@ TEST(Tiling, GemminiGemmIsALoopNestThatVerifies) {
 // and the schedule compiled is the one given.
 TEST(Tiling, GivenSchedulesAreCompiledAsGivenAndVerify) {
   auto kernel = hlo::parseModule(gemm(64, 32, 96, /*bias=*/true), "gemm_bias.hlo");
-  for (const TileSchedule& s : {TileSchedule{{16, 16}, {0, 1}}, TileSchedule{{16, 32}, {1, 0}},
-                                TileSchedule{{32, 48}, {0, 1}}, TileSchedule{{64, 16}, {1, 0}}}) {
+  for (const TileSchedule& s : {tiles({16, 16}, {0, 1}), tiles({16, 32}, {1, 0}),
+                                tiles({32, 48}, {0, 1}), tiles({64, 16}, {1, 0})}) {
     CompileOptions o;
     o.schedule = s;
     CompileResult r = compile(gemmini(), *kernel, o);
@@ -136,7 +192,7 @@ TEST(Tiling, GivenSchedulesAreCompiledAsGivenAndVerify) {
 TEST(Tiling, JsonNestsTheLoopsAndPythonUnrollsThem) {
   auto kernel = hlo::parseModule(gemm(64, 16, 96), "gemm.hlo");
   CompileOptions o;
-  o.schedule = TileSchedule{{16, 16}, {0, 1}};
+  o.schedule = tiles({16, 16}, {0, 1});
   CompileResult r = compile(gemmini(), *kernel, o);
   const std::string json = emitJson(gemmini(), r.program, {});
   EXPECT_NE(json.find(R"({"loop": "t0", "from": 0, "to": 4, "body": [)"), std::string::npos);
@@ -149,6 +205,33 @@ TEST(Tiling, JsonNestsTheLoopsAndPythonUnrollsThem) {
   EXPECT_EQ(stores, 24u);  // one per tile
   EXPECT_NE(py.find("api.mvout_spad(rows=16, stride=96, hbm_addr=7248, sp_addr=0)"),
             std::string::npos);  // the last tile: 2560 + 1536*3 + 16*5
+}
+
+// A contraction longer than a few unit depths is a loop: each output tile's partial sums stay on
+// chip (an accumulator buffer of the spec) from its first block to its last.
+TEST(Tiling, ContractionStepsCarryTheAccumulatorOnChip) {
+  auto kernel = hlo::parseModule(gemm(128, 128, 128), "gemm.hlo");
+  CompileResult r = compile(gemmini(), *kernel);
+  ASSERT_TRUE(r.schedule);
+  EXPECT_EQ(r.schedule->contraction, 16);
+  const std::string text = oracle::printProgram(gemmini(), r.program);
+  EXPECT_NE(text.find("loop k in [0, 6) {"), std::string::npos) << text;
+  EXPECT_LT(lines(text), 40u) << text;
+  VerifyReport v = verify(gemmini(), *kernel, r.program, {.sets = 1, .seed = 5});
+  EXPECT_TRUE(v.ok) << v.mismatch;
+  // Every accumulator the space offers (the array's register and the accumulator rows), given;
+  // a fused bias epilogue with the sums in the accumulator rows (the array's register is where
+  // Gemmini's bias loads go: an accumulator there leaves the bias nowhere to be added).
+  auto small = hlo::parseModule(gemm(32, 64, 48), "gemm.hlo");
+  auto with_bias = hlo::parseModule(gemm(32, 64, 48, /*bias=*/true), "gemm_bias.hlo");
+  for (const auto& [k, acc] :
+       {std::pair{&small, "bias"}, std::pair{&small, "acc"}, std::pair{&with_bias, "acc"}}) {
+    CompileOptions o;
+    o.schedule = TileSchedule{{16, 16}, {1, 0}, 16, acc};
+    CompileResult c = compile(gemmini(), **k, o);
+    VerifyReport w = verify(gemmini(), **k, c.program, {.sets = 2, .seed = 9});
+    EXPECT_TRUE(w.ok) << acc << ": " << w.mismatch;
+  }
 }
 
 TEST(Tiling, SmallKernelsAndNoTilingCompileWhole) {
@@ -175,16 +258,22 @@ TEST(Tiling, AScheduleThatDoesNotFitIsADiagnostic) {
     }
     return std::string("compiled");
   };
-  EXPECT_NE(message({{16}, {0}}).find("one tile size and one loop per result dimension"),
+  EXPECT_NE(message(tiles({16}, {0})).find("one tile size and one loop per result dimension"),
             std::string::npos);
-  EXPECT_NE(message({{16, 80}, {0, 1}}).find("tile size 80 of dimension 1 is not in [1, 64]"),
+  EXPECT_NE(message(tiles({16, 80}, {0, 1})).find("tile size 80 of dimension 1 is not in [1, 64]"),
             std::string::npos);
-  EXPECT_NE(message({{16, 16}, {1, 1}}).find("not a permutation"), std::string::npos);
+  EXPECT_NE(message(tiles({16, 16}, {1, 1})).find("not a permutation"), std::string::npos);
+  EXPECT_NE(message(TileSchedule{{16, 16}, {0, 1}, 48, "acc"}).find("not two or more blocks of 48"),
+            std::string::npos);
+  EXPECT_NE(message(TileSchedule{{16, 16}, {0, 1}, 8, "psum"}).find("has no buffer 'psum'"),
+            std::string::npos);
 }
 
 TEST(TileSchedule, RoundTripsAndRejectsWhatIsNotOne) {
-  TileSchedule s{{32, 16}, {1, 0}};
+  TileSchedule s = tiles({32, 16}, {1, 0});
   EXPECT_EQ(TileSchedule::parse(s.json(), "s.json"), s);
+  TileSchedule k{{16, 16}, {0, 1}, 64, "acc"};
+  EXPECT_EQ(TileSchedule::parse(k.json(), "s.json"), k);
   auto message = [](const std::string& text) {
     try {
       TileSchedule::parse(text, "s.json");
@@ -198,6 +287,12 @@ TEST(TileSchedule, RoundTripsAndRejectsWhatIsNotOne) {
             std::string::npos);
   EXPECT_NE(message(R"({"tile": [16.5], "order": [0]})").find("not an integer"), std::string::npos);
   EXPECT_NE(message(R"({"order": [0]})").find("needs \"tile\""), std::string::npos);
+  EXPECT_NE(message(R"({"tile": [16], "order": [0], "accumulator": "acc"})")
+                .find("\"accumulator\" without \"contraction\""),
+            std::string::npos);
+  EXPECT_NE(
+      message(R"({"tile": [16], "order": [0], "contraction": 16})").find("needs \"accumulator\""),
+      std::string::npos);
 }
 
 }  // namespace

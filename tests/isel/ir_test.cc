@@ -56,7 +56,7 @@ TEST(IrBuilder, InfersTypesAndRejectsIllTypedNodes) {
 
 TEST(IrBuilder, FlattenIsInverseOfUnflattenStructurally) {
   Fixture f;
-  ClassId bytes = f.g.add(f.ir.inputOp(), f.ir.encode(InputDesc{0, 8192}));
+  ClassId bytes = f.g.add(f.ir.inputOp(), f.ir.encode(InputDesc{0, 8192, 0, {}}));
   ClassId x = f.b.unflatten(bytes, hlo::Shape(hlo::PrimitiveType::kBF16, {64, 64}));
   f.g.rebuild();
   EXPECT_EQ(f.shapes.data(x), hlo::Shape(hlo::PrimitiveType::kBF16, {64, 64}));

@@ -31,7 +31,9 @@ struct Fixture {
   ConstAnalysis& consts = g.addAnalysis<ConstAnalysis>(ir);
   IrBuilder b{g, ir, shapes};
 
-  ClassId input(int64_t bytes) { return g.add(ir.inputOp(), ir.encode(InputDesc{0, bytes})); }
+  ClassId input(int64_t bytes) {
+    return g.add(ir.inputOp(), ir.encode(InputDesc{0, bytes, 0, {}}));
+  }
   bool hasOp(ClassId c, hlo::HloOpcode op) {
     for (NodeId n : g.nodes(g.find(c))) {
       if (ir.opcodeOf(g.node(n).op()) == op) return true;
@@ -64,7 +66,7 @@ TEST(ViewIndex, ClassesOnABitcastCycleSeeEveryBase) {
 TEST(ViewIndex, RefreshRecomputesAboveAForgottenClass) {
   Fixture f;
   ClassId bytes = f.input(16);
-  ClassId other = f.g.add(f.ir.inputOp(), f.ir.encode(InputDesc{1, 8}));
+  ClassId other = f.g.add(f.ir.inputOp(), f.ir.encode(InputDesc{1, 8, 0, {}}));
   ClassId s = f.b.slice(f.b.reshape(bytes, {4, 4}), {{0, 4, 1}, {0, 2, 1}});
   ClassId t = f.b.bitcastConvert(s, Shape(PrimitiveType::kS8, {4, 2}));
   f.g.unite(f.b.bitcastConvert(t, Shape(PrimitiveType::kU8, {4, 2})), s);
@@ -358,7 +360,7 @@ TEST(ViewPass, KeptViewsLeaveNothingForAFreshPass) {
 TEST(ViewIndex, RefreshForgetsClassesWhoseMovementClosureChanged) {
   Fixture f;
   ClassId bytes = f.input(64);
-  ClassId other = f.g.add(f.ir.inputOp(), f.ir.encode(InputDesc{1, 64}));
+  ClassId other = f.g.add(f.ir.inputOp(), f.ir.encode(InputDesc{1, 64, 0, {}}));
   ClassId x = f.b.reshape(bytes, {4, 16});
   ClassId y = f.b.transpose(x, {1, 0});
   ClassId z = f.b.reshape(other, {4, 16});

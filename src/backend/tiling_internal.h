@@ -1,0 +1,99 @@
+// Private to tiled compilation (backend/tiling.h): the schedule space (tiling_space.cc) and the
+// loop nest that repeats the tile kernels' programs (tiled_program.cc).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/compiler.h"
+#include "backend/tile_kernel.h"
+
+namespace tacit::backend::tiling {
+
+// Where one tile kernel's tiles are, per loop dimension (the result's dimensions, then the split
+// contraction's): the tile's size, the start of its first tile, and how many tiles the loop nest
+// iterates (1: the tile sits at one place — a ragged edge, or the first or last contraction step).
+struct TileKind {
+  std::vector<int64_t> sizes, first, count;
+  bool looped(size_t d) const { return count[d] > 1; }
+  int64_t tiles() const;
+};
+
+// One compiled tile kernel.
+struct StepKernel {
+  TileStep step = TileStep::kWhole;
+  TileKind kind;
+  CompileResult compiled;
+  std::vector<WindowMap> windows;
+};
+
+// One kind of output tile and the kernels that compute it, in order: kWhole alone, or kFirst,
+// kMiddle (when the contraction has more than two blocks) and kLast.
+struct OutputTile {
+  TileKind kind;  // over the result's dimensions
+  std::vector<StepKernel> steps;
+};
+
+// The kernel's one dot (its contraction extent, element type and the ISA's unit depth), if any.
+struct Contraction {
+  int64_t extent = 0, unit_depth = 0;
+  bool integer = false;
+};
+std::optional<Contraction> contractionOf(const isel::IsaNeeds& needs, const hlo::HloModule& kernel);
+
+// The unit tile of the kernel's result: per dimension the largest extent of the ISA's units that
+// compute it (its dots' rows and columns, else its elementwise operators'), at most the dimension;
+// leading dimensions 1. Empty when the ISA says nothing about the result's last dimensions.
+std::vector<int64_t> unitTile(const isel::IsaNeeds& needs, const hlo::HloModule& kernel);
+int64_t tileCount(const std::vector<int64_t>& dims, const std::vector<int64_t>& tile);
+
+// The default schedule space (docs/backend.md, "Tiled compilation").
+std::vector<TileSchedule> scheduleSpace(const taidl::Isa& isa, const std::vector<int64_t>& dims,
+                                        const std::vector<int64_t>& unit,
+                                        const std::optional<Contraction>& contraction,
+                                        hlo::PrimitiveType accumulator_type);
+// A DiagnosticError if `s` does not fit the kernel.
+void checkSchedule(const taidl::Isa& isa, const TileSchedule& s, const std::vector<int64_t>& dims,
+                   const std::optional<Contraction>& contraction);
+
+// The kinds of output tile of a schedule: per dimension the full tiles and a ragged remainder.
+std::vector<TileKind> outputKinds(const std::vector<int64_t>& dims, const TileSchedule& s);
+// The steps of one output tile kind and where their tiles are (the contraction's entries last).
+std::vector<std::pair<TileStep, TileKind>> stepsOf(const TileKind& output, const TileSchedule& s,
+                                                   int64_t contraction_extent);
+// The buffer index of a schedule's accumulator (-1 when the contraction is whole), and whether a
+// tile of `sizes` of `type` is its row form.
+int32_t accumulatorBuffer(const taidl::Isa& isa, const TileSchedule& s);
+bool holdsTile(const taidl::Buffer& b, hlo::PrimitiveType type, const std::vector<int64_t>& sizes);
+
+// The loop nest over every output tile's kernels, their HBM addresses moved from tile to tile.
+class TiledProgram {
+ public:
+  TiledProgram(const isel::Target& target, const isel::ImportedKernel& layout)
+      : target_(target), layout_(layout) {}
+
+  // The program, or a reason it cannot be built (an address a move cannot reach, a require a moved
+  // call violates).
+  std::string build(const std::vector<OutputTile>& tiles, const TileSchedule& schedule,
+                    const std::string& name);
+  oracle::Program take() { return std::move(*program_); }
+
+ private:
+  struct HbmTensor {
+    int64_t offset = 0, bytes = 0;
+    std::vector<int64_t> step;  // per loop dimension: the window's byte shift from tile to tile
+  };
+  std::string emitStep(const StepKernel& k, const std::vector<std::optional<uint32_t>>& depth_of,
+                       const std::vector<int64_t>& extents, int64_t base, size_t index);
+  std::optional<std::vector<HbmTensor>> hbmTensors(const StepKernel& k) const;
+  std::string checkRequires(const isel::Unit& u, const std::vector<oracle::Affine>& attrs,
+                            const std::vector<int64_t>& extents);
+
+  const isel::Target& target_;
+  const isel::ImportedKernel& layout_;
+  std::optional<oracle::Program> program_;
+  std::map<int32_t, std::vector<taidl::Expr>> constraints_;
+};
+
+}  // namespace tacit::backend::tiling
