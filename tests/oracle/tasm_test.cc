@@ -135,7 +135,10 @@ TEST(Tasm, ShippedExamplesRoundTrip) {
        fs::recursive_directory_iterator(tacit::testing::sourceDir() + "/examples")) {
     if (e.path().extension() != ".tasm") continue;
     std::string folder = e.path().parent_path().filename().string();
-    std::string spec = folder == "qkv" ? "qkv" : folder == "amx" ? "amx" : "gemmini";
+    std::string spec = folder == "qkv"        ? "qkv"
+                       : folder == "amx"      ? "amx"
+                       : folder == "trainium" ? "trainium"
+                                              : "gemmini";
     int64_t dim = 16;
     std::string stem = e.path().stem().string();
     for (int64_t d : {64, 256})
