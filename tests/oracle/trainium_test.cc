@@ -132,6 +132,61 @@ ENTRY main {
   EXPECT_EQ(hlo::evaluate(*one_dot, std::vector<Literal>{at, b}).getDouble(0), 16777216.0);
 }
 
+// Casts: dma_copy_store and tensor_copy convert between every pair of bf16, fp16 and fp32 through
+// fp32, rounding to nearest even, and copy the bytes between equal types: HLO's convert to f32
+// and then to the result type (the identity for equal types on the finite random inputs). The
+// tensor_copy data reaches PSUM by nc_transpose, an exact movement.
+TEST(Trainium, CastsGoThroughFp32AndRoundToNearestEven) {
+  const taidl::Isa& isa = trainium();
+  const char* types[] = {"bf16", "f16", "f32"};
+  const int bytes[] = {2, 2, 4};
+  for (int t = 0; t < 3; ++t) {
+    for (int u = 0; u < 3; ++u) {
+      SCOPED_TRACE(std::string(types[t]) + " -> " + types[u]);
+      const std::string dt = std::to_string(t), out_dt = std::to_string(u);
+      Program store = parseProgram(
+          isa,
+          "kernel store hbm=2048 {\n  input x @0 : " + std::string(types[t]) +
+              "[8,16];\n  output y @1024 : " + types[u] + "[8,16];\n" +
+              "  dma_copy_load(p=8, nbytes=" + std::to_string(16 * bytes[t]) +
+              ", pitch=" + std::to_string(16 * bytes[t]) + ", hbm_addr=0, part=0, off=0);\n" +
+              "  dma_copy_store(dt=" + dt + ", out_dt=" + out_dt + ", p=8, n=16, pitch=" +
+              std::to_string(16 * bytes[u]) + ", hbm_addr=1024, part=0, off=0);\n}\n",
+          "store.tasm");
+      Program copy = parseProgram(
+          isa,
+          "kernel copy hbm=2048 {\n  input x @0 : " + std::string(types[t]) +
+              "[16,8];\n  output y @1024 : " + types[u] + "[8,16];\n" +
+              "  dma_copy_load(p=16, nbytes=" + std::to_string(8 * bytes[t]) +
+              ", pitch=" + std::to_string(8 * bytes[t]) + ", hbm_addr=0, part=0, off=0);\n" +
+              "  nc_transpose(dt=" + dt + ", p=16, f=8, i_part=0, i_off=0, o_part=0, o_off=0);\n" +
+              "  tensor_copy(dt=" + dt + ", out_dt=" + out_dt +
+              ", p=8, n=16, i_part=0, i_off=0, o_part=0, o_off=1024);\n" +
+              "  dma_copy_store(dt=" + out_dt + ", out_dt=" + out_dt + ", p=8, n=16, pitch=" +
+              std::to_string(16 * bytes[u]) + ", hbm_addr=1024, part=0, off=1024);\n}\n",
+          "copy.tasm");
+      auto convert = [&](const std::string& shape, const std::string& pre) {
+        return hlo::parseModule("HloModule cast\nENTRY main {\n  x = " + std::string(types[t]) +
+                                    shape + " parameter(0)\n" + pre + "  f = f32[8,16] convert(" +
+                                    (pre.empty() ? "x" : "xt") + ")\n  ROOT y = " + types[u] +
+                                    "[8,16] convert(f)\n}\n",
+                                "cast.hlo");
+      };
+      auto as_stored = convert("[8,16]", "");
+      auto as_copied = convert(
+          "[16,8]", "  xt = " + std::string(types[t]) + "[8,16] transpose(x), dimensions={1,0}\n");
+      Literal x8 = hlo::randomLiteral(store.tensors[0].shape, 7 + t);
+      Literal x16 = hlo::randomLiteral(copy.tensors[0].shape, 11 + t);
+      EXPECT_TRUE(run(isa, store, {{"x", x8}})
+                      .at("y")
+                      .bitwiseEqual(hlo::evaluate(*as_stored, std::vector<Literal>{x8})));
+      EXPECT_TRUE(run(isa, copy, {{"x", x16}})
+                      .at("y")
+                      .bitwiseEqual(hlo::evaluate(*as_copied, std::vector<Literal>{x16})));
+    }
+  }
+}
+
 // Limits: each `require` of the spec, at the limit and one past it.
 
 struct Limit {
