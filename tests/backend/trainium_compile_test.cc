@@ -4,6 +4,9 @@
 // bit for bit on the oracle. What does not compile is recorded in docs/isa.md.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -96,6 +99,28 @@ TEST(TrainiumCompile, RowSumIsOneTensorReduce) {
                           {"dma_copy_load", 1}, {"tensor_reduce", 1}, {"dma_copy_store", 1}}))
       << c.text;
   expectVerifies(c, 47);
+}
+
+// Issue 21's proof that the backend learnt nothing about this ISA: no file under src/ names it
+// ("trainium" anywhere, "nki" as a word of its own: "linking" or "ranking" are not names of it).
+TEST(TrainiumCompile, NothingInSrcNamesTheIsa) {
+  namespace fs = std::filesystem;
+  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  int files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(testing::sourceDir() + "/src")) {
+    if (!e.is_regular_file()) continue;
+    ++files;
+    std::string text = readFile(e.path().string());
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    EXPECT_EQ(text.find("trainium"), std::string::npos) << e.path();
+    for (size_t at = text.find("nki"); at != std::string::npos; at = text.find("nki", at + 1)) {
+      bool alone =
+          (at == 0 || !is_word(text[at - 1])) && (at + 3 == text.size() || !is_word(text[at + 3]));
+      EXPECT_FALSE(alone) << e.path() << " at byte " << at;
+    }
+  }
+  EXPECT_GT(files, 100);
 }
 
 }  // namespace
