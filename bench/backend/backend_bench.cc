@@ -14,6 +14,7 @@
 // median of N runs of backend::compile (single-threaded), wall clock and thread CPU time.
 //
 // Usage: bench_backend [--runs N] [--write-chain PATH] [--kernel ISA.taidl KERNEL.hlo]... [FILTER]
+//        bench_backend --sizes [--runs N]   (tiled compilation against problem size: sizes.cc)
 //   FILTER: substring of the row name; --write-chain writes the generated ~100-node Gemmini kernel;
 //   --kernel times that kernel instead of the built-in rows (repeatable; no library sequence).
 #include <time.h>
@@ -35,6 +36,7 @@
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
+#include "sizes.h"
 #include "support/diagnostic.h"
 #include "support/large_pages.h"  // huge pages for the allocator (see there)
 #include "support/source.h"
@@ -351,9 +353,12 @@ int main(int argc, char** argv) {
   int runs = 10;
   std::string filter;
   std::vector<Row> own;
+  bool sizes = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--sizes") == 0) {
+      sizes = true;
     } else if (std::strcmp(argv[i], "--write-chain") == 0 && i + 1 < argc) {
       std::ofstream(argv[++i]) << chainKernel();
       return 0;
@@ -364,6 +369,7 @@ int main(int argc, char** argv) {
       filter = argv[i];
     }
   }
+  if (sizes) return sizeSweep(TACIT_SOURCE_DIR, runs);
   std::map<std::string, taidl::Isa> isas;
   std::printf("%-21s %5s | %6s %8s %8s %7s | %6s %8s %8s %7s %6s | %7s %7s | %9s %9s  %s\n",
               "kernel", "nodes", "instr", "spec", "bytes", "hbm", "lib.in", "lib.spec", "lib.byte",

@@ -21,7 +21,7 @@ using tiling::OutputTile;
 // it can: one the solver has not placed in these bounds is left to the other schedules.
 constexpr std::chrono::milliseconds kTileSolveLimit{100};
 constexpr size_t kTileOrders = 8;
-constexpr std::chrono::milliseconds kTileKernelLimit{500};
+constexpr std::chrono::milliseconds kTileKernelLimit{200};
 using tiling::StepKernel;
 using tiling::TileKind;
 

@@ -42,9 +42,9 @@ struct Contraction {
 };
 std::optional<Contraction> contractionOf(const isel::IsaNeeds& needs, const hlo::HloModule& kernel);
 
-// The unit tile of the kernel's result: per dimension the largest extent of the ISA's units that
-// compute it (its dots' rows and columns, else its elementwise operators'), at most the dimension;
-// leading dimensions 1. Empty when the ISA says nothing about the result's last dimensions.
+// The unit tile of a kernel of one dot: per result dimension the largest extent of the ISA's dots'
+// results, at most the dimension; leading dimensions 1. Empty for other kernels (not tiled by
+// default) and when the ISA has no dot of the result's last dimensions.
 std::vector<int64_t> unitTile(const isel::IsaNeeds& needs, const hlo::HloModule& kernel);
 int64_t tileCount(const std::vector<int64_t>& dims, const std::vector<int64_t>& tile);
 

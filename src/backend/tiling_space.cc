@@ -52,17 +52,11 @@ std::optional<Contraction> contractionOf(const isel::IsaNeeds& needs,
 std::vector<int64_t> unitTile(const isel::IsaNeeds& needs, const hlo::HloModule& kernel) {
   const hlo::Shape& result = kernel.entry()->root()->shape();
   const int64_t rank = result.rank();
-  if (rank == 0) return {};
-  std::set<int64_t> rows, cols;
-  if (onlyDot(kernel) != nullptr) {
-    rows = needs.dot_rows;
-    cols = needs.dot_cols;
-  } else {
-    for (const auto& [key, extents] : needs.elementwise) {
-      rows.insert(extents.rows.begin(), extents.rows.end());
-      cols.insert(extents.cols.begin(), extents.cols.end());
-    }
-  }
+  // Kernels of one dot (and its epilogue) are tiled by default; elementwise kernels are split into
+  // row pieces (piecewise.h) and the others compiled whole, unless a schedule is given.
+  if (rank == 0 || onlyDot(kernel) == nullptr) return {};
+  const std::set<int64_t>& rows = needs.dot_rows;
+  const std::set<int64_t>& cols = needs.dot_cols;
   std::vector<int64_t> unit(static_cast<size_t>(rank), 1);
   unit.back() = largestAtMost(cols, result.dim(rank - 1));
   if (rank >= 2) unit[static_cast<size_t>(rank - 2)] = largestAtMost(rows, result.dim(rank - 2));

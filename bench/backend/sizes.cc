@@ -1,0 +1,128 @@
+// bench_backend --sizes: tiled compilation against problem size (docs/backend.md, "Tiled
+// compilation"). Per kernel: the schedule chosen, the program's .tasm lines, what it executes on
+// the oracle (instructions, the spec's cost, bytes between HBM and the on-chip buffers), the
+// median compile time and whether it verifies; then tacit's 512^3 program beside the Exo
+// hand-scheduled one (examples/gemmini/exo_512x512x512.tasm) on the same inputs.
+#include "sizes.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+#include "backend/compiler.h"
+#include "backend/verify.h"
+#include "hlo/parser.h"
+#include "hlo_eval/random_literal.h"
+#include "oracle/machine.h"
+#include "oracle/tasm.h"
+#include "support/source.h"
+#include "taidl/isa.h"
+
+namespace {
+
+using namespace tacit;
+
+// int8 GEMM [m,k]x[k,n] with int32 sums, saturated to int8 (or, `wide`, kept as int32 after the
+// clamp: the Exo kernel's output).
+std::string gemm(int64_t m, int64_t k, int64_t n, bool wide = false) {
+  std::ostringstream s;
+  const char* out = wide ? "s32" : "s8";
+  s << "HloModule gemm\nENTRY main {\n  a = s8[" << m << "," << k << "] parameter(0)\n  b = s8["
+    << k << "," << n << "] parameter(1)\n  wa = s32[" << m << "," << k
+    << "] convert(a)\n  wb = s32[" << k << "," << n << "] convert(b)\n  p = s32[" << m << "," << n
+    << "] dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+    << "  lo = s32[] constant(-128)\n  hi = s32[] constant(127)\n  c = s32[" << m << "," << n
+    << "] clamp(lo, p, hi)\n  ROOT r = " << out << "[" << m << "," << n << "] convert(c)\n}\n";
+  return s.str();
+}
+
+double threadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+struct Executed {
+  int64_t instructions = 0, cost = 0, hbm = 0;
+};
+
+// What `program` executes on random inputs: instructions, spec cost, bytes HBM <-> on chip.
+Executed execute(const taidl::Isa& isa, const oracle::Program& program) {
+  std::map<std::string, hlo::Literal> inputs;
+  uint64_t seed = 1;
+  for (const oracle::Tensor& t : program.tensors) {
+    if (t.kind == oracle::TensorKind::kInput) inputs[t.name] = hlo::randomLiteral(t.shape, seed++);
+  }
+  oracle::Stats stats;
+  oracle::run(isa, program, inputs, {}, &stats);
+  Executed e{stats.instructions, stats.total_cost, 0};
+  for (size_t b = 1; b < isa.buffers.size() && b < stats.moved.size(); ++b)
+    e.hbm += stats.moved[0][b] + stats.moved[b][0];
+  return e;
+}
+
+size_t lines(const std::string& s) {
+  return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+}  // namespace
+
+int sizeSweep(const std::string& source_dir, int runs) {
+  const taidl::Isa gemmini = taidl::loadIsaFile(source_dir + "/isa/gemmini.taidl");
+  std::printf("%-22s %-44s %5s %9s %10s %10s | %9s %9s  %s\n", "kernel (gemmini DIM=16)",
+              "schedule", "lines", "instr", "spec", "hbm", "wall", "cpu", "verify");
+  struct Size {
+    int64_t m, k, n;
+  };
+  std::optional<oracle::Program> at512;
+  for (Size s : {Size{16, 16, 16}, Size{32, 32, 32}, Size{64, 64, 64}, Size{128, 128, 128},
+                 Size{256, 256, 256}, Size{512, 512, 512}, Size{1024, 1024, 1024},
+                 Size{100, 64, 70}, Size{512, 512, 512}}) {
+    const bool wide = at512 && s.m == 512;  // the second 512: Exo's int32 output
+    auto m = hlo::parseModule(gemm(s.m, s.k, s.n, wide), "gemm.hlo");
+    const std::string name = std::to_string(s.m) + "x" + std::to_string(s.k) + "x" +
+                             std::to_string(s.n) + (wide ? " s32 out" : "");
+    std::vector<double> wall, cpu;
+    std::optional<backend::CompileResult> r;
+    try {
+      for (int i = 0; i < runs; ++i) {
+        auto start = std::chrono::steady_clock::now();
+        double cpu0 = threadCpuMs();
+        r = backend::compile(gemmini, *m);
+        cpu.push_back(threadCpuMs() - cpu0);
+        wall.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
+      }
+    } catch (const std::exception& e) {
+      std::string what = e.what();
+      std::printf("%-22s does not compile: %s\n", name.c_str(), what.substr(0, 110).c_str());
+      continue;
+    }
+    std::sort(wall.begin(), wall.end());
+    std::sort(cpu.begin(), cpu.end());
+    const std::string text = oracle::printProgram(gemmini, r->program);
+    const Executed e = execute(gemmini, r->program);
+    std::string schedule = r->schedule ? r->schedule->json() : "whole\n";
+    schedule.pop_back();
+    const bool ok = backend::verify(gemmini, *m, r->program, {.sets = 1, .seed = 3}).ok;
+    std::printf("%-22s %-44s %5zu %9lld %10lld %10lld | %6.1f ms %6.1f ms  %s\n", name.c_str(),
+                schedule.substr(0, 44).c_str(), lines(text), static_cast<long long>(e.instructions),
+                static_cast<long long>(e.cost), static_cast<long long>(e.hbm),
+                wall[wall.size() / 2], cpu[cpu.size() / 2], ok ? "ok" : "MISMATCH");
+    std::fflush(stdout);
+    if (wide) at512 = r->program;
+    if (s.m == 512 && !wide) at512 = r->program;
+  }
+  // Exo's hand schedule of the same computation (int32 output), executed on the same oracle.
+  const oracle::Program exo =
+      oracle::parseProgramFile(gemmini, source_dir + "/examples/gemmini/exo_512x512x512.tasm");
+  const Executed x = execute(gemmini, exo);
+  std::printf("%-22s %-44s %5zu %9lld %10lld %10lld\n", "512x512x512 s32 out", "Exo (hand)",
+              lines(oracle::printProgram(gemmini, exo)), static_cast<long long>(x.instructions),
+              static_cast<long long>(x.cost), static_cast<long long>(x.hbm));
+  return 0;
+}
