@@ -134,6 +134,7 @@ AllocResult allocateGraph(const taidl::Isa& isa, const isel::UnitSet& units,
     in.calls = &calls;
     in.interference = phi;
     in.deadline = Deadline::after(options.solver_time_limit).earlier(options.deadline);
+    in.fail_limit = options.solver_fail_limit;
     SolveResult solved = solve(in);
     result.solver_seconds += solved.seconds;
     if (solved.status == SolveStatus::kSolved) {

@@ -19,7 +19,10 @@ namespace tacit::alloc {
 
 struct AllocOptions {
   std::chrono::milliseconds solver_time_limit{2000};  // per order
-  size_t max_orders = 64;                             // topological orders tried
+  // Failures the solver's search may meet per order before it gives up (0: no limit): an effort
+  // bound that, unlike the time limit, does not depend on the machine's load.
+  uint64_t solver_fail_limit = 0;
+  size_t max_orders = 64;  // topological orders tried
   // The caller's deadline (the compile's --time-limit): no order starts after it and no solve
   // runs past it.
   Deadline deadline;

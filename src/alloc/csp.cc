@@ -12,6 +12,21 @@
 namespace tacit::alloc {
 namespace {
 
+// Stops the search at the time limit, or (when `use_fails`) at the failure limit, whichever first.
+class EitherStop : public Gecode::Search::Stop {
+ public:
+  EitherStop(Gecode::Search::Stop& time, Gecode::Search::Stop& fails, bool use_fails)
+      : time_(time), fails_(fails), use_fails_(use_fails) {}
+  bool stop(const Gecode::Search::Statistics& s, const Gecode::Search::Options& o) override {
+    return time_.stop(s, o) || (use_fails_ && fails_.stop(s, o));
+  }
+
+ private:
+  Gecode::Search::Stop& time_;
+  Gecode::Search::Stop& fails_;
+  const bool use_fails_;
+};
+
 using Gecode::BoolExpr;
 using Gecode::IntVar;
 using Gecode::LinIntExpr;
@@ -199,8 +214,10 @@ class Model {
     opts.c_d = kCommitDistance;
     // Gecode counts the limit from the search's start: what is left of the solve's deadline, at
     // least 1 ms (a stop of 0 would end the search before its first node).
-    Gecode::Search::TimeStop stop(static_cast<unsigned long>(
+    Gecode::Search::TimeStop time(static_cast<unsigned long>(
         std::max(std::chrono::milliseconds(1), in_.deadline.leftMilliseconds()).count()));
+    Gecode::Search::FailStop fails(in_.fail_limit);
+    EitherStop stop(time, fails, in_.fail_limit > 0);
     opts.stop = &stop;
     Gecode::DFS<AllocSpace> dfs(space.get(), opts);
     std::unique_ptr<AllocSpace> sol(dfs.next());

@@ -43,7 +43,8 @@ struct CspInput {
   const isel::Storage* storage = nullptr;
   const std::vector<CallInfo>* calls = nullptr;  // per node (calls only)
   Interference interference;
-  Deadline deadline;  // of this solve (AllocOptions: the per-order limit or the compile's)
+  Deadline deadline;        // of this solve (AllocOptions: the per-order limit or the compile's)
+  uint64_t fail_limit = 0;  // failures the search may meet (0: no limit)
   // For explanations: when non-empty, only the calls marked here post their constraints, and the
   // call `focus` posts only the requires marked in `focus_requires`.
   std::vector<bool> posted;

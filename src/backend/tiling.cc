@@ -15,13 +15,14 @@ namespace {
 
 using tiling::OutputTile;
 
-// Bounds of one tile kernel's compile while the default space is explored: each solve, the orders
-// tried, and the whole compile (at most this, and at most a quarter of what is left of the
-// kernel's budget). A tile kernel is a few dozen calls that phase 2 places in milliseconds when
-// it can: one the solver has not placed in these bounds is left to the other schedules.
-constexpr std::chrono::milliseconds kTileSolveLimit{100};
+// Effort bounds of one tile kernel's compile for the schedules after the space's first: the
+// failures each solve may meet, the orders and the candidates tried. A tile kernel is a few dozen
+// calls that phase 2 places in a few hundred failures when it can: one it has not placed within
+// these bounds is left to the other schedules. Counted, never timed, so that what is compiled
+// does not depend on the machine's load; the first schedule is not bounded.
+constexpr uint64_t kTileSolveFailures = 5000;
 constexpr size_t kTileOrders = 8;
-constexpr std::chrono::milliseconds kTileKernelLimit{200};
+constexpr size_t kTileCandidates = 16;
 using tiling::StepKernel;
 using tiling::TileKind;
 
@@ -41,13 +42,20 @@ std::string stepName(TileStep s) {
 
 // How a step kernel is imported: its result a window of the kernel's (or the accumulator, on
 // chip), its accumulator parameter on chip, the kernel's HBM below its scratch.
-isel::ImportOptions importOf(TileStep step, const TileKind& kind, const std::vector<int64_t>& dims,
-                             int32_t accumulator, size_t parameters, int64_t io_bytes) {
+isel::ImportOptions importOf(const taidl::Isa& isa, TileStep step, const TileKind& kind,
+                             const std::vector<int64_t>& dims, int32_t accumulator,
+                             size_t parameters, int64_t io_bytes) {
   isel::ImportOptions o;
   o.reserved_hbm = io_bytes;
-  std::vector<int64_t> first(kind.first.begin(),
-                             kind.first.begin() + static_cast<std::ptrdiff_t>(dims.size()));
-  isel::Residence on_chip{accumulator, {}};
+  const auto rank = static_cast<std::ptrdiff_t>(dims.size());
+  std::vector<int64_t> first(kind.first.begin(), kind.first.begin() + rank);
+  std::vector<int64_t> sizes(kind.sizes.begin(), kind.sizes.begin() + rank);
+  isel::Residence on_chip{accumulator, {}, 0};
+  if (accumulator >= 0) {
+    const taidl::Buffer& b = isa.buffers[static_cast<size_t>(accumulator)];
+    on_chip.start.assign(b.access.size(), 0);
+    on_chip.block_cols = tiling::stackedColumns(b, sizes);
+  }
   if (step == TileStep::kWhole || step == TileStep::kLast)
     o.windows = {isel::ResultWindow{dims, first}};
   else
@@ -97,6 +105,8 @@ std::optional<CompileResult> compileTiled(const isel::Target& target, const hlo:
   std::string why_not;
   for (const TileSchedule& schedule : space) {
     if (deadline.passed()) break;
+    // The first schedule (a given one, or the space's first) is compiled without effort bounds.
+    const bool bounded = &schedule != &space.front();
     const int32_t accumulator = tiling::accumulatorBuffer(isa, schedule);
     std::vector<OutputTile> tiles;
     bool complete = true;
@@ -119,18 +129,16 @@ std::optional<CompileResult> compileTiled(const isel::Target& target, const hlo:
           if (module.tile) {
             CompileOptions o = options;
             o.selector.import =
-                importOf(step, kind, dims, accumulator, parameters, layout.io_bytes);
-            Deadline mine = deadline;
-            if (space.size() > 1) {  // a given schedule gets the whole budget
-              o.alloc.solver_time_limit = std::min(o.alloc.solver_time_limit, kTileSolveLimit);
+                importOf(isa, step, kind, dims, accumulator, parameters, layout.io_bytes);
+            if (bounded) {
+              o.alloc.solver_fail_limit = kTileSolveFailures;
               o.alloc.max_orders = std::min(o.alloc.max_orders, kTileOrders);
-              mine = deadline.earlier(Deadline::after(
-                  std::min<Deadline::Clock::duration>(kTileKernelLimit, deadline.left() / 4)));
+              o.max_candidates = std::min(o.max_candidates, kTileCandidates);
             }
             try {
-              made =
-                  StepKernel{step, kind, compileKernel(target, *module.tile->module, o, {}, mine),
-                             std::move(module.tile->windows)};
+              made = StepKernel{step, kind,
+                                compileKernel(target, *module.tile->module, o, {}, deadline),
+                                std::move(module.tile->windows)};
             } catch (const DiagnosticError& e) {
               why_not = where + e.diagnostic().message;
             }

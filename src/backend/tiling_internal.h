@@ -63,9 +63,11 @@ std::vector<TileKind> outputKinds(const std::vector<int64_t>& dims, const TileSc
 std::vector<std::pair<TileStep, TileKind>> stepsOf(const TileKind& output, const TileSchedule& s,
                                                    int64_t contraction_extent);
 // The buffer index of a schedule's accumulator (-1 when the contraction is whole), and whether a
-// tile of `sizes` of `type` is its row form.
+// tile of `sizes` of `type` is its row form — as it is, or as its column blocks of the buffer's
+// row width stacked along the rows (stackedColumns: that width; 0 when not stacked).
 int32_t accumulatorBuffer(const taidl::Isa& isa, const TileSchedule& s);
 bool holdsTile(const taidl::Buffer& b, hlo::PrimitiveType type, const std::vector<int64_t>& sizes);
+int64_t stackedColumns(const taidl::Buffer& b, const std::vector<int64_t>& sizes);
 
 // The loop nest over every output tile's kernels, their HBM addresses moved from tile to tile.
 class TiledProgram {

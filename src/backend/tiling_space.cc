@@ -71,13 +71,21 @@ int64_t tileCount(const std::vector<int64_t>& dims, const std::vector<int64_t>& 
   return n;
 }
 
+int64_t stackedColumns(const taidl::Buffer& b, const std::vector<int64_t>& sizes) {
+  if (b.access.size() != 1 || b.unit.size() != 1 || sizes.size() != 2) return 0;
+  const int64_t w = b.unit[0];
+  return sizes[1] > w && sizes[1] % w == 0 ? w : 0;
+}
+
 bool holdsTile(const taidl::Buffer& b, hlo::PrimitiveType type, const std::vector<int64_t>& sizes) {
   if (b.is_hbm || b.dtype != type || b.rank() != static_cast<int64_t>(sizes.size())) return false;
+  std::vector<int64_t> form = sizes;
+  if (const int64_t w = stackedColumns(b, sizes)) form = {sizes[0] * (sizes[1] / w), w};
   for (size_t k = 0; k < b.access.size(); ++k) {
-    if (sizes[k] > b.access[k]) return false;
+    if (form[k] > b.access[k]) return false;
   }
   for (size_t i = 0; i < b.unit.size(); ++i) {
-    if (b.unit[i] != sizes[b.access.size() + i]) return false;
+    if (b.unit[i] != form[b.access.size() + i]) return false;
   }
   return true;
 }
@@ -130,10 +138,13 @@ std::vector<TileSchedule> scheduleSpace(const taidl::Isa& isa, const std::vector
         contraction->extent < 2 * block)
       continue;
     for (const taidl::Buffer& b : isa.buffers) {
-      // Every output tile kind's accumulator (the ragged ones too) must be the buffer's row form.
+      // Every output tile kind's accumulator (the ragged ones too) must be the buffer's row form
+      // as it is: stacked column blocks compile their first step but not yet their middle one
+      // (phase 1 does not find the accumulating units for the blocks), so only a given schedule
+      // asks for them.
       bool holds = true;
       for (const TileKind& k : outputKinds(dims, s))
-        holds = holds && holdsTile(b, accumulator_type, k.sizes);
+        holds = holds && holdsTile(b, accumulator_type, k.sizes) && stackedColumns(b, k.sizes) == 0;
       if (!holds) continue;
       TileSchedule x = s;
       x.contraction = block;

@@ -105,11 +105,11 @@ class Importer {
       const hlo::Shape& shape = parameter_shapes[static_cast<size_t>(i)];
       checkArray(shape, p);
       if (auto r = residence(options_.resident_parameters, static_cast<size_t>(i))) {
-        // The value itself, in its buffer: no HBM bytes.
-        hlo::Shape type(shape.elementType(), shape.dims());
+        // The value itself, in its buffer (its row form): no HBM bytes.
+        hlo::Shape type = rowForm(hlo::Shape(shape.elementType(), shape.dims()), *r);
         bytes.push_back(b_.egraph().add(
             b_.ir().inputOp(), b_.ir().encode(InputDesc{static_cast<int>(i), 0, r->buffer, type})));
-        args.push_back(bytes.back());
+        args.push_back(unstack(bytes.back(), shape, *r));
         continue;
       }
       bytes.push_back(
@@ -141,7 +141,7 @@ class Importer {
         r.value_class = surround(root[i], *w, 0);
       }
       r.bytes_class =
-          r.resident ? r.value_class
+          r.resident ? stack(r.value_class, *r.resident)
                      : flattenWithLayout(b_, r.value_class, r.shape, file_, entry->root()->loc());
     }
     return out;
@@ -149,6 +149,32 @@ class Importer {
 
  private:
   using Values = std::vector<ClassId>;  // one class per array; several for a tuple
+
+  // A resident value of type [rows, cols] held as column blocks of `block_cols` stacked along the
+  // rows (Residence::block_cols): the row form, and the moves between it and the value. Slices and
+  // concatenations along the rows are views in the buffer; the blocks are the value's columns.
+  static hlo::Shape rowForm(const hlo::Shape& value, const Residence& r) {
+    if (r.block_cols == 0 || value.rank() != 2 || value.dim(1) == r.block_cols) return value;
+    return hlo::Shape(value.elementType(),
+                      {value.dim(0) * (value.dim(1) / r.block_cols), r.block_cols});
+  }
+  ClassId unstack(ClassId rows, const hlo::Shape& value, const Residence& r) {
+    if (rowForm(value, r).dims() == value.dims()) return rows;
+    std::vector<ClassId> blocks;
+    for (int64_t j = 0; j < value.dim(1) / r.block_cols; ++j)
+      blocks.push_back(
+          b_.slice(rows, {{j * value.dim(0), (j + 1) * value.dim(0), 1}, {0, r.block_cols, 1}}));
+    return b_.concatenate(blocks, 1);
+  }
+  ClassId stack(ClassId value, const Residence& r) {
+    const hlo::Shape shape = b_.shape(value);
+    if (rowForm(shape, r).dims() == shape.dims()) return value;
+    std::vector<ClassId> blocks;
+    for (int64_t j = 0; j < shape.dim(1) / r.block_cols; ++j)
+      blocks.push_back(
+          b_.slice(value, {{0, shape.dim(0), 1}, {j * r.block_cols, (j + 1) * r.block_cols, 1}}));
+    return b_.concatenate(blocks, 0);
+  }
 
   // The window `x` inside its region from dimension `d` on: along d, the undefined elements
   // before it, the window, the undefined elements after it; the inner dimensions first.

@@ -29,10 +29,14 @@ struct ResultWindow {
 
 // A parameter or result that lives in an on-chip buffer at a fixed place instead of HBM: the
 // accumulator a contraction loop carries from one tile kernel to the next (backend/tiling.h). Its
-// type must be the buffer's row form (the buffer's element type, access extents then unit dims).
+// type (or its stacked column blocks, block_cols) must be the buffer's row form: the buffer's
+// element type, access extents then unit dims.
 struct Residence {
   int32_t buffer = 0;
   std::vector<int64_t> start;  // per access dimension of the buffer
+  // A [rows, cols] value wider than the buffer's rows is held as its column blocks of this width
+  // stacked along the rows ([rows * cols / block_cols, block_cols]); 0: as it is.
+  int64_t block_cols = 0;
 };
 
 // How a kernel is imported besides its HLO text.

@@ -51,6 +51,21 @@ const taidl::Isa& gemmini() {
   return isa;
 }
 
+// Unoptimised (sanitizer, Debug) builds run phase 1 an order of magnitude slower: the compile's
+// time limit, a safety net that these tests do not check, scales (as in compile_test.cc).
+#ifdef TACIT_UNOPTIMISED_BUILD
+constexpr int kSlowdown = 15;
+#else
+constexpr int kSlowdown = 1;
+#endif
+
+CompileOptions options(std::optional<TileSchedule> schedule = std::nullopt) {
+  CompileOptions o;
+  o.time_limit = std::chrono::seconds(10) * kSlowdown;
+  o.schedule = std::move(schedule);
+  return o;
+}
+
 TileSchedule tiles(std::vector<int64_t> tile, std::vector<int64_t> order) {
   return TileSchedule{std::move(tile), std::move(order), 0, ""};
 }
@@ -157,7 +172,7 @@ ENTRY main {
 // A kernel of 64 unit tiles is a loop nest: a few lines, each tile kernel compiled once, verified.
 TEST(Tiling, GemminiGemmIsALoopNestThatVerifies) {
   auto kernel = hlo::parseModule(gemm(128, 32, 128), "gemm.hlo");
-  CompileResult r = compile(gemmini(), *kernel);
+  CompileResult r = compile(gemmini(), *kernel, options());
   ASSERT_TRUE(r.schedule);
   EXPECT_FALSE(r.stats.tiling.empty());
   const std::string text = oracle::printProgram(gemmini(), r.program);
@@ -178,9 +193,7 @@ TEST(Tiling, GivenSchedulesAreCompiledAsGivenAndVerify) {
   auto kernel = hlo::parseModule(gemm(64, 32, 96, /*bias=*/true), "gemm_bias.hlo");
   for (const TileSchedule& s : {tiles({16, 16}, {0, 1}), tiles({16, 32}, {1, 0}),
                                 tiles({32, 48}, {0, 1}), tiles({64, 16}, {1, 0})}) {
-    CompileOptions o;
-    o.schedule = s;
-    CompileResult r = compile(gemmini(), *kernel, o);
+    CompileResult r = compile(gemmini(), *kernel, options(s));
     ASSERT_TRUE(r.schedule);
     EXPECT_EQ(*r.schedule, s);
     VerifyReport v = verify(gemmini(), *kernel, r.program, {.sets = 2, .seed = 11});
@@ -191,9 +204,7 @@ TEST(Tiling, GivenSchedulesAreCompiledAsGivenAndVerify) {
 // The other emitters keep the loops' meaning: JSON nests them, the Python kernel unrolls them.
 TEST(Tiling, JsonNestsTheLoopsAndPythonUnrollsThem) {
   auto kernel = hlo::parseModule(gemm(64, 16, 96), "gemm.hlo");
-  CompileOptions o;
-  o.schedule = tiles({16, 16}, {0, 1});
-  CompileResult r = compile(gemmini(), *kernel, o);
+  CompileResult r = compile(gemmini(), *kernel, options(tiles({16, 16}, {0, 1})));
   const std::string json = emitJson(gemmini(), r.program, {});
   EXPECT_NE(json.find(R"({"loop": "t0", "from": 0, "to": 4, "body": [)"), std::string::npos);
   EXPECT_NE(json.find(R"("hbm_addr": "1536*t0 + 16*t1 + 2560")"), std::string::npos) << json;
@@ -211,7 +222,7 @@ TEST(Tiling, JsonNestsTheLoopsAndPythonUnrollsThem) {
 // chip (an accumulator buffer of the spec) from its first block to its last.
 TEST(Tiling, ContractionStepsCarryTheAccumulatorOnChip) {
   auto kernel = hlo::parseModule(gemm(128, 128, 128), "gemm.hlo");
-  CompileResult r = compile(gemmini(), *kernel);
+  CompileResult r = compile(gemmini(), *kernel, options());
   ASSERT_TRUE(r.schedule);
   EXPECT_EQ(r.schedule->contraction, 16);
   const std::string text = oracle::printProgram(gemmini(), r.program);
@@ -226,9 +237,7 @@ TEST(Tiling, ContractionStepsCarryTheAccumulatorOnChip) {
   auto with_bias = hlo::parseModule(gemm(32, 64, 48, /*bias=*/true), "gemm_bias.hlo");
   for (const auto& [k, acc] :
        {std::pair{&small, "bias"}, std::pair{&small, "acc"}, std::pair{&with_bias, "acc"}}) {
-    CompileOptions o;
-    o.schedule = TileSchedule{{16, 16}, {1, 0}, 16, acc};
-    CompileResult c = compile(gemmini(), **k, o);
+    CompileResult c = compile(gemmini(), **k, options(TileSchedule{{16, 16}, {1, 0}, 16, acc}));
     VerifyReport w = verify(gemmini(), **k, c.program, {.sets = 2, .seed = 9});
     EXPECT_TRUE(w.ok) << acc << ": " << w.mismatch;
   }
@@ -236,14 +245,14 @@ TEST(Tiling, ContractionStepsCarryTheAccumulatorOnChip) {
 
 TEST(Tiling, SmallKernelsAndNoTilingCompileWhole) {
   auto small = hlo::parseModule(gemm(32, 16, 32), "small.hlo");
-  EXPECT_FALSE(compile(gemmini(), *small).schedule);
+  EXPECT_FALSE(compile(gemmini(), *small, options()).schedule);
   auto large = hlo::parseModule(gemm(16, 16, 512), "wide.hlo");  // 32 unit tiles
-  CompileOptions whole;
+  CompileOptions whole = options();
   whole.tiling = false;
   CompileResult r = compile(gemmini(), *large, whole);
   EXPECT_FALSE(r.schedule);
   EXPECT_TRUE(verify(gemmini(), *large, r.program).ok);
-  EXPECT_TRUE(compile(gemmini(), *large).schedule);
+  EXPECT_TRUE(compile(gemmini(), *large, options()).schedule);
 }
 
 TEST(Tiling, AScheduleThatDoesNotFitIsADiagnostic) {

@@ -4,6 +4,8 @@
 // bit for bit on the oracle. What does not compile is recorded in docs/isa.md.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -27,12 +29,22 @@ struct Compiled {
   std::string text;  // the program as .tasm
 };
 
+// Unoptimised (sanitizer, Debug) builds run phase 1 an order of magnitude slower: the compile's
+// time limit, a safety net these tests do not check, scales (as in compile_test.cc).
+#ifdef TACIT_UNOPTIMISED_BUILD
+constexpr int kSlowdown = 15;
+#else
+constexpr int kSlowdown = 1;
+#endif
+
 Compiled compileExample(const std::string& name) {
   Compiled c;
   c.isa = taidl::loadIsaFile(testing::sourceDir() + "/isa/trainium.taidl");
   const std::string file = testing::sourceDir() + "/examples/trainium/" + name + ".hlo";
   c.kernel = hlo::parseModule(readFile(file), file);
-  c.result = compile(c.isa, *c.kernel, {});
+  CompileOptions options;
+  options.time_limit = std::chrono::seconds(10) * kSlowdown;
+  c.result = compile(c.isa, *c.kernel, options);
   c.text = oracle::printProgram(c.isa, c.result.program);
   return c;
 }
