@@ -1,6 +1,7 @@
 // The loop nest of tiled compilation (backend/tiling.h): every output tile's kernels, their
 // programs repeated with HBM addresses moved from tile to tile.
 #include <algorithm>
+#include <functional>
 
 #include "alloc/call_info.h"
 #include "backend/emit.h"
@@ -235,34 +236,132 @@ std::optional<std::vector<TiledProgram::HbmTensor>> TiledProgram::hbmTensors(
   return out;
 }
 
+namespace {
+
+// Whether node i of e is a linear function of attributes: integers, references, sums,
+// differences, negations, and products with an attribute-free factor.
+bool attributeFree(const taidl::Expr& e, int32_t i) {
+  const taidl::ExprNode& n = e.node(i);
+  if (n.op == taidl::ExprOp::kRef)
+    return n.ref == taidl::RefKind::kParam || n.ref == taidl::RefKind::kConst;
+  for (int32_t c : {n.a, n.b, n.c}) {
+    if (c >= 0 && !attributeFree(e, c)) return false;
+  }
+  return true;
+}
+
+bool linear(const taidl::Expr& e, int32_t i) {
+  const taidl::ExprNode& n = e.node(i);
+  switch (n.op) {
+    case taidl::ExprOp::kInt:
+    case taidl::ExprOp::kRef:
+      return true;
+    case taidl::ExprOp::kNeg:
+      return linear(e, n.a);
+    case taidl::ExprOp::kAdd:
+    case taidl::ExprOp::kSub:
+      return linear(e, n.a) && linear(e, n.b);
+    case taidl::ExprOp::kMul:
+      return (attributeFree(e, n.a) && linear(e, n.b)) || (attributeFree(e, n.b) && linear(e, n.a));
+    default:
+      return attributeFree(e, i);
+  }
+}
+
+// For an inequality between linear functions of the attributes: the sign its slack (lhs - rhs)
+// must not have the wrong way, +1 when lhs - rhs must stay small (<, <=), -1 when large; 0 when the
+// conjunct is not such an inequality.
+int inequality(const taidl::Expr& e) {
+  const taidl::ExprNode& r = e.root();
+  int sense = 0;
+  if (r.op == taidl::ExprOp::kLt || r.op == taidl::ExprOp::kLe) sense = 1;
+  if (r.op == taidl::ExprOp::kGt || r.op == taidl::ExprOp::kGe) sense = -1;
+  return sense != 0 && linear(e, r.a) && linear(e, r.b) ? sense : 0;
+}
+
+}  // namespace
+
+// The attribute requires of every instruction the call executes, at every iteration of its loops
+// (the moved attributes are HBM addresses, which a require may bound or align). An inequality
+// between linear functions of an instruction's attributes, which are affine in the loop
+// variables, holds everywhere iff it holds at the corner of the loops where its slack is least:
+// one evaluation instead of one per iteration (a 1024^3 GEMM's middle step runs 254k times).
+// Anything else — a macro's expansion, an alignment `%` — is evaluated at every iteration.
 std::string TiledProgram::checkRequires(const isel::Unit& u, const std::vector<Affine>& attrs,
                                         const std::vector<int64_t>& extents) {
-  std::vector<int64_t> loops(extents.size(), 0), values(attrs.size());
   const bool moves =
       std::any_of(attrs.begin(), attrs.end(), [](const Affine& a) { return !a.isConstant(); });
-  for (;;) {
+  std::vector<int64_t> values(attrs.size());
+  auto at = [&](const std::vector<int64_t>& loops) {
     for (size_t i = 0; i < attrs.size(); ++i) {
-      if (!attrs[i].eval(loops, &values[i])) return "an HBM address overflows";
+      if (!attrs[i].eval(loops, &values[i])) return false;
     }
-    for (const auto& [unit, args] : expandCall(target_.isa(), u.is_macro, u.index, values)) {
-      const taidl::Instruction& inst = target_.isa().instructions[static_cast<size_t>(unit)];
-      auto& constraints = constraints_[unit];
-      if (constraints.empty()) constraints = taidl::attributeConstraints(inst);
-      for (const taidl::Expr& e : constraints) {
-        int64_t holds = 0;
-        try {
-          holds = taidl::evalExpr(e, taidl::EvalEnv{args, {}, {}});
-        } catch (const taidl::ExprError&) {
+    return true;
+  };
+  auto holds = [](const taidl::Expr& e, const std::vector<int64_t>& args) {
+    try {
+      return taidl::evalExpr(e, taidl::EvalEnv{args, {}, {}}) != 0;
+    } catch (const taidl::ExprError&) {
+      return false;
+    }
+  };
+  const taidl::Isa& isa = target_.isa();
+  auto constraintsOf = [&](int32_t unit) -> const std::vector<taidl::Expr>& {
+    auto& c = constraints_[unit];
+    if (c.empty()) c = taidl::attributeConstraints(isa.instructions[static_cast<size_t>(unit)]);
+    return c;
+  };
+  auto violated = [&](int32_t unit) {
+    return "a moved call of `" + isa.instructions[static_cast<size_t>(unit)].name.text +
+           "` violates a require";
+  };
+  // Every iteration (or the one, when nothing moves) of the conjuncts `which` selects.
+  auto everywhere = [&](const std::function<bool(int32_t, const taidl::Expr&)>& which) {
+    std::vector<int64_t> loops(extents.size(), 0);
+    for (;;) {
+      if (!at(loops)) return std::string("an HBM address overflows");
+      for (const auto& [unit, args] : expandCall(isa, u.is_macro, u.index, values)) {
+        for (const taidl::Expr& e : constraintsOf(unit)) {
+          if (which(unit, e) && !holds(e, args)) return violated(unit);
         }
-        if (!holds) return "a moved call of `" + inst.name.text + "` violates a require";
       }
+      if (!moves) return std::string();
+      size_t d = extents.size();
+      while (d > 0 && ++loops[d - 1] == extents[d - 1])
+        loops[--d] = 0;
+      if (d == 0) return std::string();
     }
-    if (!moves) return "";
-    size_t d = extents.size();
-    while (d > 0 && ++loops[d - 1] == extents[d - 1])
-      loops[--d] = 0;
-    if (d == 0) return "";
+  };
+  if (u.is_macro || !moves) return everywhere([](int32_t, const taidl::Expr&) { return true; });
+  for (const taidl::Expr& e : constraintsOf(u.index)) {
+    const int sense = inequality(e);
+    if (sense == 0) continue;
+    // The slack's change per loop step, then the corner that makes it worst.
+    auto slack = [&](const std::vector<int64_t>& loops) -> std::optional<int64_t> {
+      if (!at(loops)) return std::nullopt;
+      try {
+        taidl::EvalEnv env{values, {}, {}};
+        return taidl::evalNode(e, e.root().a, env) - taidl::evalNode(e, e.root().b, env);
+      } catch (const taidl::ExprError&) {
+        return std::nullopt;
+      }
+    };
+    std::vector<int64_t> origin(extents.size(), 0), worst(extents.size(), 0);
+    const std::optional<int64_t> base = slack(origin);
+    if (!base) return violated(u.index);
+    for (size_t d = 0; d < extents.size(); ++d) {
+      std::vector<int64_t> step = origin;
+      step[d] = 1;
+      const std::optional<int64_t> next = extents[d] > 1 ? slack(step) : base;
+      if (!next) return violated(u.index);
+      if ((*next - *base) * sense > 0) worst[d] = extents[d] - 1;
+    }
+    if (!at(worst) || !holds(e, values)) return violated(u.index);
   }
+  const std::vector<taidl::Expr>& all = constraintsOf(u.index);
+  if (std::all_of(all.begin(), all.end(), [](const taidl::Expr& e) { return inequality(e) != 0; }))
+    return at(std::vector<int64_t>(extents.size(), 0)) ? "" : "an HBM address overflows";
+  return everywhere([](int32_t, const taidl::Expr& e) { return inequality(e) == 0; });
 }
 
 }  // namespace tacit::backend::tiling

@@ -30,9 +30,9 @@ namespace {
 
 using hlo::HloOpcode;
 
-constexpr int kMaxDepth = 6;                  // nested concatenations followed into blocks
-constexpr size_t kMaxBlocks = 1024;           // writes per region
-constexpr int64_t kMaxRegionBytes = 1 << 24;  // the partition check marks every byte
+constexpr int kMaxDepth = 6;                           // nested concatenations followed into blocks
+constexpr size_t kMaxBlocks = 1024;                    // writes per region
+constexpr int64_t kMaxRegionBytes = int64_t{1} << 32;  // regions split into block writes
 
 const taidl::SymOp& opOf(const UnitPattern& p, int32_t node) {
   return p.sym->ops[static_cast<size_t>(p.nodes[static_cast<size_t>(node)].op)];
@@ -58,34 +58,44 @@ bool preservesBytes(const UnitPattern& p, const std::vector<int32_t>& chain) {
   return true;
 }
 
-// Calls fn(position) for every byte position a view reads, in its row-major order.
+// Calls fn(start, length) for every run of consecutive byte positions a view reads (its dims are
+// coalesced: a run is its innermost dimension when that steps by one byte, else one byte).
 template <typename Fn>
-void forEachPosition(const StridedView& v, Fn fn) {
-  std::vector<int64_t> idx(v.dims.size(), 0);
-  for (int64_t n = 0, total = v.byteCount(); n < total; ++n) {
+void forEachRun(const StridedView& v, Fn fn) {
+  const size_t n = v.dims.size();
+  const bool contiguous = n > 0 && v.dims[n - 1].stride == 1;
+  const int64_t run = contiguous ? v.dims[n - 1].extent : 1;
+  const size_t outer = contiguous ? n - 1 : n;
+  std::vector<int64_t> idx(outer, 0);
+  for (;;) {
     int64_t at = v.offset;
-    for (size_t k = 0; k < v.dims.size(); ++k)
+    for (size_t k = 0; k < outer; ++k)
       at += idx[k] * v.dims[k].stride;
-    fn(at);
-    for (size_t k = v.dims.size(); k-- > 0;) {
-      if (++idx[k] < v.dims[k].extent) break;
-      idx[k] = 0;
-    }
+    fn(at, run);
+    size_t k = outer;
+    while (k > 0 && ++idx[k - 1] == v.dims[k - 1].extent)
+      idx[--k] = 0;
+    if (k == 0) return;
   }
 }
 
 // Condition 3: every byte of the region is written by exactly one block (or, around a result
-// window, kept by exactly one undefined block).
+// window, kept by exactly one undefined block): the blocks' runs, sorted, tile [0, bytes) without
+// gap or overlap. (Runs, not bytes: a tile of a 1024x1024 result is ~50 runs, not a megabyte.)
 bool partitions(const std::vector<OverlayPart>& parts, int64_t bytes) {
-  std::vector<uint8_t> hits(static_cast<size_t>(bytes), 0);
-  bool ok = true;
+  std::vector<std::pair<int64_t, int64_t>> runs;
   for (const OverlayPart& part : parts) {
-    forEachPosition(part.block, [&](int64_t p) {
-      int64_t at = part.at + p;
-      if (at < 0 || at >= bytes || hits[static_cast<size_t>(at)]++ != 0) ok = false;
-    });
+    if (part.block.byteCount() == 0) continue;
+    forEachRun(part.block,
+               [&](int64_t at, int64_t length) { runs.emplace_back(part.at + at, length); });
   }
-  return ok && std::all_of(hits.begin(), hits.end(), [](uint8_t h) { return h == 1; });
+  std::sort(runs.begin(), runs.end());
+  int64_t next = 0;
+  for (const auto& [at, length] : runs) {
+    if (at != next) return false;  // a gap, or an overlap
+    next = at + length;
+  }
+  return next == bytes;
 }
 
 // The positions of the box [starts, starts + dims(part)) of `whole` in whole's row-major bytes.
