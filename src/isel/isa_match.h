@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -153,6 +154,11 @@ class IsaMatcher final : public egraph::ClientRule {
   // Replays the previous run's record of (pattern, t) if its views equal `views` (true), else
   // starts this run's record: finishStrided() ends it after the match.
   bool replayStrided(int32_t pattern, ClassId t, const std::vector<BaseView>& views);
+  // The completions of an open movement's α (tryOpenMovement) for a pattern at a type: they
+  // depend on nothing else, and enumerating them walks α ranges of up to 2^16 values.
+  const std::vector<AlphaSolver>& openCompletions(int32_t pattern, const hlo::Shape& type,
+                                                  const AlphaSolver& start);
+  std::map<std::pair<int32_t, std::string>, std::vector<AlphaSolver>> open_completions_;
   void finishStrided(int32_t pattern, ClassId t, std::vector<BaseView> views, size_t failures_from,
                      size_t accepted_from);
   static constexpr int32_t kUnchanged = INT32_MAX;

@@ -95,16 +95,15 @@ bool IsaMatcher::tryOpenMovement(int32_t pattern, ClassId t, const State& s,
                                  const std::vector<int32_t>& chain) {
   if (s.alpha.complete()) return false;  // tryPureMovement's case
   const UnitPattern& p = units_.patterns[static_cast<size_t>(pattern)];
-  const Unit& u = units_.units[static_cast<size_t>(p.unit)];
   std::vector<BaseView> views = views_->views(t);  // a copy: construction comes later
   if (replayStrided(pattern, t, views)) return true;
   const size_t failures_from = failures_.size(), accepted_from = accepted_.size();
-  std::vector<AlphaSolver> options;
+  const std::vector<AlphaSolver>* options = nullptr;
   bool any = false;
   for (const BaseView& bv : views) {
     if (bv.base == t || !bv.exact() || !isByteVector(b_.shape(bv.base))) continue;
-    if (options.empty()) options = completions(p, u, s.alpha, 64);
-    for (const AlphaSolver& a : options) {
+    if (!options) options = &openCompletions(pattern, b_.shape(t), s.alpha);
+    for (const AlphaSolver& a : *options) {
       std::optional<ChainView> cv = chainView(p, chain, a.env());
       if (!cv || !cv->exact() || cv->view.dims != bv.view.dims) continue;
       State m = s;
@@ -117,6 +116,16 @@ bool IsaMatcher::tryOpenMovement(int32_t pattern, ClassId t, const State& s,
   }
   finishStrided(pattern, t, std::move(views), failures_from, accepted_from);
   return any;
+}
+
+const std::vector<AlphaSolver>& IsaMatcher::openCompletions(int32_t pattern, const hlo::Shape& type,
+                                                            const AlphaSolver& start) {
+  auto key = std::make_pair(pattern, type.str());
+  auto it = open_completions_.find(key);
+  if (it != open_completions_.end()) return it->second;
+  const UnitPattern& p = units_.patterns[static_cast<size_t>(pattern)];
+  const Unit& u = units_.units[static_cast<size_t>(p.unit)];
+  return open_completions_.emplace(std::move(key), completions(p, u, start, 64)).first->second;
 }
 
 // Accepts the movement `pattern` at t reading the bytes of bv's base that its chain (with m's α)
