@@ -107,7 +107,8 @@ AllocResult allocateGraph(const taidl::Isa& isa, const isel::UnitSet& units,
     std::optional<Order> order = nextOrder();
     if (!order) break;
     StoragePieces pieces =
-        storagePieces(graph, storage, *order, liveIntervals(graph, storage, *order));
+        storagePieces(graph, storage, *order,
+                      liveIntervals(graph, storage, *order, options.repeated), options.repeated);
     Interference phi = interference(graph, storage, pieces);
     bool redundant = std::find(tried.begin(), tried.end(), phi) != tried.end() ||
                      std::any_of(failed.begin(), failed.end(),
@@ -185,8 +186,8 @@ std::optional<Rematerialisation> rematerialise(const taidl::Isa& isa, const isel
   isel::Storage storage = isel::buildStorage(isa, graph);
   if (!storage.conflict.empty()) return std::nullopt;
   Order order = sethiUllmanOrder(isa, graph, storage);
-  std::vector<Interval> live = liveIntervals(graph, storage, order);
-  StoragePieces pieces = storagePieces(graph, storage, order, live);
+  std::vector<Interval> live = liveIntervals(graph, storage, order, options.repeated);
+  StoragePieces pieces = storagePieces(graph, storage, order, live, options.repeated);
   std::optional<Peak> peak = firstOverflow(isa, graph, storage, pieces);
   if (!peak && at_highest_load) peak = highestLoad(isa, graph, storage, pieces);
   if (!peak) return std::nullopt;

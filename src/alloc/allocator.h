@@ -23,6 +23,11 @@ struct AllocOptions {
   // bound that, unlike the time limit, does not depend on the machine's load.
   uint64_t solver_fail_limit = 0;
   size_t max_orders = 64;  // topological orders tried
+  // The program is the body of a loop (a tile kernel of a tiled compile): HBM data set before the
+  // run (constants) must hold for every iteration, and the HBM results' regions hold the other
+  // iterations' results around this one's window, so both are live for the whole program — no
+  // scratch may reuse their bytes after their last use.
+  bool repeated = false;
   // The caller's deadline (the compile's --time-limit): no order starts after it and no solve
   // runs past it.
   Deadline deadline;

@@ -248,9 +248,13 @@ class Model {
     std::vector<int64_t> pin(g_.values.size(), -1);
     std::vector<std::vector<int64_t>> pin_on_chip(g_.values.size());
     auto pinResident = [&](size_t v, const isel::Residence& r) {
+      // Unpinned, the steps of a split contraction placed their accumulators apart (a wrong
+      // program: differential finding F3): a start per access dimension is required.
+      if (r.start.size() != s_.offset[v].size())
+        throw std::logic_error("a resident value needs a start per access dimension of its buffer");
       std::vector<int64_t>& at = pin_on_chip[static_cast<size_t>(s_.root[v])];
       at.clear();
-      for (size_t k = 0; k < r.start.size() && k < s_.offset[v].size(); ++k)
+      for (size_t k = 0; k < r.start.size(); ++k)
         at.push_back(r.start[k] - s_.offset[v][k]);
     };
     for (size_t v = 0; v < g_.values.size(); ++v) {

@@ -169,7 +169,7 @@ Order sethiUllmanOrder(const taidl::Isa& isa, const isel::PiiGraph& graph,
 }
 
 std::vector<Interval> liveIntervals(const isel::PiiGraph& g, const isel::Storage& s,
-                                    const Order& order) {
+                                    const Order& order, bool repeated) {
   const int64_t n = static_cast<int64_t>(order.size());
   std::vector<int64_t> pos = positions(g, order);
   constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
@@ -185,12 +185,18 @@ std::vector<Interval> liveIntervals(const isel::PiiGraph& g, const isel::Storage
     // intermediate, only until its last reader (an accumulator updated in place).
     const bool resident = kind == PiiKind::kInput && g.values[v].buffer != 0;
     if (kind == PiiKind::kInput && !resident) whole[r] = true;
+    if (repeated && kind == PiiKind::kConstant) whole[r] = true;
     if (kind == PiiKind::kConstant || resident) def[r] = 0;
     if (kind == PiiKind::kUndef) undef[r] = true;
     if (kind == PiiKind::kCall) def[r] = std::min(def[r], pos[static_cast<size_t>(p)]);
   }
-  for (int32_t v : g.results)
+  for (int32_t v : g.results) {
     result[static_cast<size_t>(s.root[static_cast<size_t>(v)])] = true;
+    // An HBM result of a repeated program holds the other iterations' results around its window
+    // (a resident result on chip is the next iteration's input, live as usual).
+    if (repeated && g.values[static_cast<size_t>(v)].buffer == 0)
+      whole[static_cast<size_t>(s.root[static_cast<size_t>(v)])] = true;
+  }
   for (int32_t node : order) {
     for (int32_t operand : g.nodes[static_cast<size_t>(node)].operands) {
       size_t r = static_cast<size_t>(s.root[static_cast<size_t>(operand)]);
@@ -283,7 +289,7 @@ void interfere(const std::vector<StoragePiece>& pu, int32_t u, const std::vector
 }  // namespace
 
 StoragePieces storagePieces(const isel::PiiGraph& g, const isel::Storage& s, const Order& order,
-                            const std::vector<Interval>& live) {
+                            const std::vector<Interval>& live, bool repeated) {
   std::vector<int64_t> pos = positions(g, order);
   std::vector<std::vector<StoragePiece>> writes(g.values.size()), held(g.values.size());
   std::vector<bool> whole(g.values.size(), false), undef(g.values.size(), false);
@@ -299,6 +305,14 @@ StoragePieces storagePieces(const isel::PiiGraph& g, const isel::Storage& s, con
     if (kind == PiiKind::kUndef) undef[r] = true;
     if (kind == PiiKind::kCall && pos[static_cast<size_t>(p)] >= 0)
       writes[r].push_back({static_cast<int32_t>(v), {pos[static_cast<size_t>(p)], live[r].end}});
+  }
+  // A repeated program's results hold the other iterations' data around their window: one
+  // vertex, live for the whole program (never split into the parts its calls write).
+  if (repeated) {
+    for (int32_t v : g.results) {
+      if (g.values[static_cast<size_t>(v)].buffer == 0)
+        writes[static_cast<size_t>(s.root[static_cast<size_t>(v)])].clear();
+    }
   }
   StoragePieces out;
   for (int32_t r : s.roots) {

@@ -39,8 +39,9 @@ struct Interval {
     return !empty() && !o.empty() && begin <= o.end && o.begin <= end;
   }
 };
+// `repeated` (AllocOptions::repeated): constants and HBM results live for the whole program.
 std::vector<Interval> liveIntervals(const isel::PiiGraph& graph, const isel::Storage& storage,
-                                    const Order& order);
+                                    const Order& order, bool repeated = false);
 
 // The vertices of the interference graph: storage roots, except that a root several calls write
 // part by part (a result assembled on chip) is its parts, each live from the call that writes it
@@ -61,7 +62,8 @@ struct StoragePiece {
 // Each root's pieces, in `Storage::roots` order.
 using StoragePieces = std::vector<std::vector<StoragePiece>>;
 StoragePieces storagePieces(const isel::PiiGraph& graph, const isel::Storage& storage,
-                            const Order& order, const std::vector<Interval>& live);
+                            const Order& order, const std::vector<Interval>& live,
+                            bool repeated = false);
 
 // Pairs of pieces' values (a < b) in the same buffer whose live intervals overlap: the
 // interference graph. Where a piece overlaps every piece of another root, the pair names that

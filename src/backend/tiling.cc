@@ -128,6 +128,7 @@ std::optional<CompileResult> compileTiled(const isel::Target& target, const hlo:
           TileModuleOrReason module = buildTileModule(kernel, first, sizes, step, block);
           if (module.tile) {
             CompileOptions o = options;
+            o.alloc.repeated = true;  // a loop body: its constants and result region stay whole
             o.selector.import =
                 importOf(isa, step, kind, dims, accumulator, parameters, layout.io_bytes);
             if (bounded) {

@@ -266,6 +266,7 @@ IrLanguage::IrLanguage() : lang_(std::make_shared<egraph::Language>()) {
   pii_op_ = lang_->addOp("pii", egraph::kVariadic);
   results_op_ = lang_->addOp("results", egraph::kVariadic);
   undef_op_ = lang_->addOp("undef", 0);
+  kept_op_ = lang_->addOp("kept", 0);
   overlay_op_ = lang_->addOp("overlay", egraph::kVariadic);
   opcode_.resize(lang_->opCount());
   lang_->setAttrFormatter(
@@ -392,6 +393,7 @@ std::string IrLanguage::describe(OpId op, AttrId attr) const {
   }
   if (op == results_op_) return "results";
   if (op == undef_op_) return "undef " + opDesc(attr).shape.str();
+  if (op == kept_op_) return "kept " + opDesc(attr).shape.str();
   if (op == overlay_op_) {
     const OverlayDesc& o = overlayDesc(attr);
     return "overlay u8[" + std::to_string(o.bytes) + "] at {" +
@@ -441,7 +443,8 @@ egraph::DidMerge ShapeAnalysis::merge(hlo::Shape& into, hlo::Shape from) {
 }
 
 uint8_t ConstAnalysis::make(const egraph::EGraph& g, const egraph::ENode& node) {
-  if (node.op() == ir_.inputOp() || node.op() == ir_.undefOp() || node.op() == ir_.overlayOp())
+  if (node.op() == ir_.inputOp() || node.op() == ir_.undefOp() || node.op() == ir_.keptOp() ||
+      node.op() == ir_.overlayOp())
     return false;
   for (ClassId c : node.children()) {
     if (!data(g.find(c))) return false;

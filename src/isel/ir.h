@@ -97,6 +97,11 @@ class IrLanguage {
   // A value whose content does not matter (the old content of an HBM region an instruction
   // overwrites completely). Its attribute is the type (an OpDesc of opcode kUnknown).
   OpId undefOp() const { return undef_op_; }
+  // The bytes around a result window that the kernel must leave as they were (kernel.h
+  // ResultWindow): unlike `undef`, no buffer holds it and nothing computes it, so only block writes
+  // that change exactly their own block (region_write.cc) produce a region around one. Its
+  // attribute is the type, as undef's.
+  OpId keptOp() const { return kept_op_; }
   // An HBM region written block by block (OverlayDesc); its operands are the writing piis.
   OpId overlayOp() const { return overlay_op_; }
   bool isHloOp(OpId op) const { return opcodeOf(op).has_value(); }
@@ -134,7 +139,7 @@ class IrLanguage {
   std::shared_ptr<egraph::Language> lang_;
   std::vector<OpId> op_for_opcode_;                    // by HloOpcode
   std::vector<std::optional<hlo::HloOpcode>> opcode_;  // by OpId
-  OpId input_op_, pii_op_, results_op_, undef_op_, overlay_op_;
+  OpId input_op_, pii_op_, results_op_, undef_op_, kept_op_, overlay_op_;
   std::vector<Decoded> decoded_;  // by AttrId
 };
 

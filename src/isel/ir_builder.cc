@@ -84,6 +84,15 @@ ClassId IrBuilder::undef(const hlo::Shape& type) {
   return g_.add(ir_.undefOp(), ir_.encode(d));
 }
 
+ClassId IrBuilder::kept(const hlo::Shape& type) {
+  OpDesc d;
+  d.opcode = HloOpcode::kUnknown;
+  d.shape = type;
+  d.shape.clearLayouts();
+  if (probing_) return existing(ir_.keptOp(), ir_.findEncoded(d), {});
+  return g_.add(ir_.keptOp(), ir_.encode(d));
+}
+
 ClassId IrBuilder::overlay(const OverlayDesc& desc, std::span<const ClassId> writers) {
   if (writers.size() != desc.parts.size())
     throw std::logic_error("isel: an overlay needs one writer per part");

@@ -38,6 +38,7 @@ class IrBuilder {
 
   ClassId constant(hlo::Literal literal);
   ClassId undef(const hlo::Shape& type);
+  ClassId kept(const hlo::Shape& type);  // IrLanguage::keptOp
   ClassId overlay(const OverlayDesc& desc, std::span<const ClassId> writers);
   ClassId unary(hlo::HloOpcode op, ClassId x);
   ClassId binary(hlo::HloOpcode op, ClassId a, ClassId b);

@@ -176,8 +176,8 @@ class Importer {
     return b_.concatenate(blocks, 0);
   }
 
-  // The window `x` inside its region from dimension `d` on: along d, the undefined elements
-  // before it, the window, the undefined elements after it; the inner dimensions first.
+  // The window `x` inside its region from dimension `d` on: along d, the kept elements before it
+  // (IrLanguage::keptOp), the window, the kept elements after it; the inner dimensions first.
   ClassId surround(ClassId x, const ResultWindow& w, size_t d) {
     if (d == w.region.size()) return x;
     ClassId inner = surround(x, w, d + 1);
@@ -189,7 +189,7 @@ class Importer {
     auto undef = [&](int64_t extent) {
       std::vector<int64_t> dims = shape.dims();
       dims[d] = extent;
-      parts.push_back(b_.undef(hlo::Shape(shape.elementType(), dims)));
+      parts.push_back(b_.kept(hlo::Shape(shape.elementType(), dims)));
     };
     if (before > 0) undef(before);
     parts.push_back(inner);

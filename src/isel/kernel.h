@@ -63,7 +63,7 @@ struct KernelResult {
   hlo::Shape shape;  // with its layout; a window's: the whole tensor's
   int64_t hbm_offset = 0;
   int64_t bytes = 0;
-  ClassId value_class;   // the logical tensor (a window's: the whole tensor, undefined around it)
+  ClassId value_class;   // the logical tensor (a window's: the whole tensor, kept around it)
   ClassId bytes_class;   // its byte-flattening: must be produced in HBM
   ClassId window_class;  // a window: the entry's result; invalid otherwise
   bool windowed = false;
@@ -87,7 +87,7 @@ struct ImportedKernel {
 // Imports the entry computation. Opcodes isel does not model, variadic reduces, reducers that are
 // not one commutative binary operator, dynamic shapes, unknown constants and layouts with partial
 // tiles are DiagnosticErrors at the offending instruction. call/fusion are inlined.
-// A window result's region surrounds the window with undefined blocks (nested concatenations),
+// A window result's region surrounds the window with kept blocks (nested concatenations),
 // which the block writes of region_write.cc leave untouched.
 ImportedKernel importKernel(const hlo::HloModule& module, IrBuilder& b,
                             const ImportOptions& options = {});

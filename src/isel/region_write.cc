@@ -241,7 +241,7 @@ bool IsaMatcher::collectWrites(ClassId c, const std::vector<int64_t>& starts,
   if (!block) return false;
   if (region.result.windowed) {
     for (NodeId n : b_.egraph().nodes(c)) {
-      if (b_.egraph().node(n).op() != b_.ir().undefOp()) continue;
+      if (b_.egraph().node(n).op() != b_.ir().keptOp()) continue;
       out.push_back(RegionWrite{ClassId(), OverlayPart{0, *block}});
       return true;
     }
