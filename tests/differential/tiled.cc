@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <random>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 #include "hlo/dtype.h"
@@ -87,8 +86,8 @@ struct Draft {
   std::string acc_type;  // the dot's element type (the accumulator's)
 };
 
-// An extent of 1-8 units; ragged (not a multiple of the unit, and at least one unit less a bit)
-// with probability `ragged`, in steps of `grain`.
+// An extent of 1 to `max_units` units; with probability `ragged`, ragged: 1 to unit/grain - 1
+// grains short of that multiple (a remainder tile at the edge of every schedule).
 int64_t extent(Rng& r, int64_t unit, int64_t max_units, double ragged, int64_t grain = 1) {
   int64_t units = r.uniform(1, max_units);
   int64_t e = units * unit;
@@ -178,7 +177,7 @@ void gemminiKernel(Draft& d, Rng& r) {
 
 void tpuKernel(Draft& d, Rng& r) {
   const int64_t rows = r.chance(0.3) ? 32 * r.uniform(1, 8) : r.uniform(1, 256);
-  // At most one of K and N is 512 (the budget: a 512 dimension is four weight tiles).
+  // At most one of K and N is 512 (the budget: both would be four weight tiles per row tile).
   const bool wide = r.chance(0.2);
   const bool wide_k = wide && r.chance(0.5);
   const int64_t k = wide_k ? 512 : 256, cols = wide && !wide_k ? 512 : 256;
