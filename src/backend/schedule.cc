@@ -48,9 +48,21 @@ std::string TileSchedule::json() const {
 }
 
 TileSchedule TileSchedule::parse(const std::string& text, const std::string& file) {
+  // Limits: a schedule is a few dozen bytes, an object of arrays (depth 2).
+  constexpr size_t kMaxBytes = 1 << 16;
+  constexpr int kMaxDepth = 2;
+  if (text.size() > kMaxBytes)
+    fail(file, {1, 1},
+         "a schedule of " + std::to_string(text.size()) + " bytes is larger than " +
+             std::to_string(kMaxBytes));
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = nlohmann::json::parse(text, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+      if (depth > kMaxDepth)
+        fail(file, {1, 1}, "a schedule nests no deeper than an object of arrays",
+             R"(e.g. {"tile": [16, 16], "order": [0, 1]})");
+      return true;
+    });
   } catch (const nlohmann::json::parse_error& e) {
     fail(file, locationOf(text, e.byte > 0 ? e.byte - 1 : 0),
          "the schedule is not JSON: " + std::string(e.what()));
