@@ -80,7 +80,7 @@ void forEachRun(const StridedView& v, Fn fn) {
 }
 
 // Condition 3: every byte of the region is written by exactly one block (or, around a result
-// window, kept by exactly one undefined block): the blocks' runs, sorted, tile [0, bytes) without
+// window, kept by exactly one kept block): the blocks' runs, sorted, tile [0, bytes) without
 // gap or overlap. (Runs, not bytes: a tile of a 1024x1024 result is ~50 runs, not a megabyte.)
 bool partitions(const std::vector<OverlayPart>& parts, int64_t bytes) {
   std::vector<std::pair<int64_t, int64_t>> runs;
@@ -230,7 +230,7 @@ std::optional<IsaMatcher::RegionWrite> IsaMatcher::findWriter(int32_t pattern, C
 }
 
 // Writes for class c at box `starts` of `whole`: one write of c, or the writes of the parts of one
-// of its concatenations. Around a result window, an undefined block is kept: no write.
+// of its concatenations. Around a result window, a kept block (IrLanguage::keptOp) needs no write.
 bool IsaMatcher::collectWrites(ClassId c, const std::vector<int64_t>& starts,
                                const hlo::Shape& whole, int depth, bool may_split,
                                const RegionOf& region, std::vector<RegionWrite>& out) {
