@@ -66,6 +66,8 @@ TileSchedule TileSchedule::parse(const std::string& text, const std::string& fil
   } catch (const nlohmann::json::parse_error& e) {
     fail(file, locationOf(text, e.byte > 0 ? e.byte - 1 : 0),
          "the schedule is not JSON: " + std::string(e.what()));
+  } catch (const nlohmann::json::exception& e) {  // a number out of range (1.5e600)
+    fail(file, {1, 1}, "the schedule is not JSON that tacit reads: " + std::string(e.what()));
   }
   if (!j.is_object()) fail(file, {1, 1}, "a schedule is a JSON object");
   for (const auto& [key, value] : j.items()) {
