@@ -238,18 +238,17 @@ class TileBuilder {
   std::map<int64_t, HloInstruction*> params_;
 };
 
-// The kernel's one dot (nullptr if it has none or several).
-const HloInstruction* onlyDot(const hlo::HloComputation& entry) {
+}  // namespace
+
+const HloInstruction* onlyDot(const hlo::HloModule& kernel) {
   const HloInstruction* found = nullptr;
-  for (const auto& inst : entry.instructions()) {
+  for (const auto& inst : kernel.entry()->instructions()) {
     if (inst->opcode() != HloOpcode::kDot) continue;
     if (found) return nullptr;
     found = inst.get();
   }
   return found;
 }
-
-}  // namespace
 
 TileModuleOrReason buildTileModule(const hlo::HloModule& kernel, const std::vector<int64_t>& starts,
                                    const std::vector<int64_t>& sizes, TileStep step,
@@ -260,7 +259,7 @@ TileModuleOrReason buildTileModule(const hlo::HloModule& kernel, const std::vect
   std::vector<hlo::Shape> results = isel::entryResultShapes(kernel);
   if (!results[0].hasDefaultLayout()) return {std::nullopt, "the result has a non-default layout"};
   std::vector<hlo::Shape> parameters = isel::entryParameterShapes(kernel);
-  const HloInstruction* dot = step == TileStep::kWhole ? nullptr : onlyDot(*entry);
+  const HloInstruction* dot = step == TileStep::kWhole ? nullptr : onlyDot(kernel);
   if (step != TileStep::kWhole) {
     if (!dot) return {std::nullopt, "a contraction is split only in a kernel of one dot"};
     if (dot->shape().dims() != root->shape().dims())

@@ -49,6 +49,9 @@ struct ContractionBlock {
   int64_t start = 0, size = 0;
 };
 
+// The kernel's one dot: nullptr if its entry has none or several.
+const hlo::HloInstruction* onlyDot(const hlo::HloModule& kernel);
+
 // The kernel restricted to the box [starts, starts + sizes) of its single array result (for
 // kFirst and kMiddle: of its dot), or a reason why the kernel cannot be tiled this way. The steps
 // other than kWhole need exactly one dot, of integers, with one contracting dimension; the steps

@@ -14,37 +14,6 @@ namespace {
 
 using oracle::Affine;
 
-// The byte offset of the element at logical `index` of `s` in its layout: dimensions in
-// minor-to-major order, and a tiling T(t_1..t_k) of the k most-minor ones (isel/kernel.h).
-int64_t physicalOffset(const hlo::Shape& s, const std::vector<int64_t>& index) {
-  std::vector<int64_t> m2m = s.minorToMajor();
-  std::vector<int64_t> dims, at;  // major to minor
-  for (auto it = m2m.rbegin(); it != m2m.rend(); ++it) {
-    dims.push_back(s.dim(*it));
-    at.push_back(index[static_cast<size_t>(*it)]);
-  }
-  if (s.layout() && !s.layout()->tiles.empty()) {
-    const std::vector<int64_t>& tile = s.layout()->tiles[0].dims;
-    const size_t k = tile.size(), n = dims.size();
-    std::vector<int64_t> split_dims(dims.begin(), dims.end() - static_cast<std::ptrdiff_t>(k));
-    std::vector<int64_t> split_at(at.begin(), at.end() - static_cast<std::ptrdiff_t>(k));
-    for (size_t j = 0; j < k; ++j) {
-      split_dims.push_back(dims[n - k + j] / tile[j]);
-      split_at.push_back(at[n - k + j] / tile[j]);
-    }
-    for (size_t j = 0; j < k; ++j) {
-      split_dims.push_back(tile[j]);
-      split_at.push_back(at[n - k + j] % tile[j]);
-    }
-    dims = std::move(split_dims);
-    at = std::move(split_at);
-  }
-  int64_t offset = 0;
-  for (size_t d = 0; d < dims.size(); ++d)
-    offset = offset * dims[d] + at[d];
-  return offset * hlo::byteSize(s.elementType());
-}
-
 int64_t localBytes(const StepKernel& k, const isel::ImportedKernel& layout) {
   return std::max<int64_t>(0, k.compiled.allocation.placement.hbm_bytes - layout.io_bytes);
 }
@@ -198,7 +167,7 @@ std::optional<std::vector<TiledProgram::HbmTensor>> TiledProgram::hbmTensors(
         size_t d = static_cast<size_t>(follows[e]);
         index[e] = k.first[d] + steps[d] * k.sizes[d];
       }
-      return physicalOffset(shape, index);
+      return isel::physicalOffset(shape, index);
     };
     std::vector<int64_t> none(k.sizes.size(), 0), last(k.sizes.size(), 0);
     const int64_t origin = at(none);

@@ -81,11 +81,6 @@ std::optional<CompileResult> compileTiled(const isel::Target& target, const hlo:
   const taidl::Isa& isa = target.isa();
   const std::optional<tiling::Contraction> contraction =
       tiling::contractionOf(target.needs(), kernel);
-  // The accumulator's type: the dot's.
-  hlo::PrimitiveType acc_type = result.elementType();
-  for (const auto& inst : kernel.entry()->instructions()) {
-    if (inst->opcode() == hlo::HloOpcode::kDot) acc_type = inst->shape().elementType();
-  }
   std::vector<TileSchedule> space;
   if (options.schedule) {
     tiling::checkSchedule(isa, *options.schedule, dims, contraction);
@@ -94,7 +89,7 @@ std::optional<CompileResult> compileTiled(const isel::Target& target, const hlo:
     std::vector<int64_t> unit = tiling::unitTile(target.needs(), kernel);
     if (unit.empty() || tiling::tileCount(dims, unit) <= options.max_whole_tiles)
       return std::nullopt;
-    space = tiling::scheduleSpace(isa, dims, unit, contraction, acc_type);
+    space = tiling::scheduleSpace(isa, dims, unit, contraction);
   }
   const isel::ImportedKernel layout = isel::hbmLayout(kernel);
   const size_t parameters = layout.parameters.size();

@@ -35,10 +35,11 @@ struct OutputTile {
   std::vector<StepKernel> steps;
 };
 
-// The kernel's one dot (its contraction extent, element type and the ISA's unit depth), if any.
+// The kernel's one dot: its contraction extent, the ISA's unit depth, its element type (that of
+// the partial sums an accumulator carries).
 struct Contraction {
   int64_t extent = 0, unit_depth = 0;
-  bool integer = false;
+  hlo::PrimitiveType type = hlo::PrimitiveType::kInvalid;
 };
 std::optional<Contraction> contractionOf(const isel::IsaNeeds& needs, const hlo::HloModule& kernel);
 
@@ -51,8 +52,7 @@ int64_t tileCount(const std::vector<int64_t>& dims, const std::vector<int64_t>& 
 // The default schedule space (docs/backend.md, "Tiled compilation").
 std::vector<TileSchedule> scheduleSpace(const taidl::Isa& isa, const std::vector<int64_t>& dims,
                                         const std::vector<int64_t>& unit,
-                                        const std::optional<Contraction>& contraction,
-                                        hlo::PrimitiveType accumulator_type);
+                                        const std::optional<Contraction>& contraction);
 // A DiagnosticError if `s` does not fit the kernel.
 void checkSchedule(const taidl::Isa& isa, const TileSchedule& s, const std::vector<int64_t>& dims,
                    const std::optional<Contraction>& contraction);

@@ -18,16 +18,6 @@ int64_t TileKind::tiles() const {
 
 namespace {
 
-const hlo::HloInstruction* onlyDot(const hlo::HloModule& kernel) {
-  const hlo::HloInstruction* found = nullptr;
-  for (const auto& inst : kernel.entry()->instructions()) {
-    if (inst->opcode() != hlo::HloOpcode::kDot) continue;
-    if (found) return nullptr;
-    found = inst.get();
-  }
-  return found;
-}
-
 int64_t largestAtMost(const std::set<int64_t>& s, int64_t at_most) {
   int64_t best = 0;
   for (int64_t v : s) {
@@ -45,7 +35,7 @@ std::optional<Contraction> contractionOf(const isel::IsaNeeds& needs,
   Contraction c;
   c.extent = dot->operand(0)->shape().dim(dot->attrs().dot_dims->lhs_contracting[0]);
   c.unit_depth = largestAtMost(needs.dot_depths, c.extent);
-  c.integer = hlo::isInteger(dot->shape().elementType());
+  c.type = dot->shape().elementType();
   return c;
 }
 
@@ -106,8 +96,7 @@ int32_t accumulatorBuffer(const taidl::Isa& isa, const TileSchedule& s) {
 // with it): both are tried when both apply; the cost model decides.
 std::vector<TileSchedule> scheduleSpace(const taidl::Isa& isa, const std::vector<int64_t>& dims,
                                         const std::vector<int64_t>& unit,
-                                        const std::optional<Contraction>& contraction,
-                                        hlo::PrimitiveType accumulator_type) {
+                                        const std::optional<Contraction>& contraction) {
   std::vector<std::vector<int64_t>> choices;
   for (size_t d = 0; d < dims.size(); ++d) {
     std::vector<int64_t> c{unit[d]};
@@ -134,8 +123,8 @@ std::vector<TileSchedule> scheduleSpace(const taidl::Isa& isa, const std::vector
     const int64_t depth = contraction ? contraction->unit_depth : 0;
     const int64_t block = depth;
     if (!contraction || depth == 0 || contraction->extent <= 4 * depth) out.push_back(s);
-    if (!contraction || !contraction->integer || depth == 0 || contraction->extent % block != 0 ||
-        contraction->extent < 2 * block)
+    if (!contraction || !hlo::isInteger(contraction->type) || depth == 0 ||
+        contraction->extent % block != 0 || contraction->extent < 2 * block)
       continue;
     for (const taidl::Buffer& b : isa.buffers) {
       // Every output tile kind's accumulator (the ragged ones too) must be the buffer's row form
@@ -144,7 +133,8 @@ std::vector<TileSchedule> scheduleSpace(const taidl::Isa& isa, const std::vector
       // asks for them.
       bool holds = true;
       for (const TileKind& k : outputKinds(dims, s))
-        holds = holds && holdsTile(b, accumulator_type, k.sizes) && stackedColumns(b, k.sizes) == 0;
+        holds =
+            holds && holdsTile(b, contraction->type, k.sizes) && stackedColumns(b, k.sizes) == 0;
       if (!holds) continue;
       TileSchedule x = s;
       x.contraction = block;
@@ -172,7 +162,7 @@ void checkSchedule(const taidl::Isa& isa, const TileSchedule& s, const std::vect
     seen[static_cast<size_t>(o)] = true;
   }
   if (s.contraction == 0) return;
-  if (!contraction || !contraction->integer)
+  if (!contraction || !hlo::isInteger(contraction->type))
     fail(what +
          ": only a kernel of one integer dot with one contracting dimension splits its "
          "contraction (a float sum is never re-associated)");

@@ -461,6 +461,39 @@ ImportedKernel hbmLayout(const hlo::HloModule& module, const ImportOptions& opti
   return k;
 }
 
+int64_t physicalOffset(const hlo::Shape& with_layout, const std::vector<int64_t>& index) {
+  LayoutPlan plan = planLayout(with_layout, "", {});
+  std::vector<int64_t> at;  // the index in physical (major-to-minor) order
+  if (plan.to_physical.empty()) {
+    at = index;
+  } else {
+    for (int64_t d : plan.to_physical)
+      at.push_back(index[static_cast<size_t>(d)]);
+  }
+  std::vector<int64_t> dims = plan.physical_dims;
+  if (!plan.split_dims.empty()) {
+    // The tiled dims split into (outer, tile) as planLayout does, then moved by tile_perm.
+    const size_t k = plan.split_dims.size() - dims.size();  // the tiled dims
+    std::vector<int64_t> split(at.begin(), at.end() - static_cast<std::ptrdiff_t>(k));
+    for (size_t j = 0; j < k; ++j) {
+      const int64_t tile = plan.split_dims[split.size() + 1];
+      const int64_t x = at[at.size() - k + j];
+      split.push_back(x / tile);
+      split.push_back(x % tile);
+    }
+    at.clear();
+    dims.clear();
+    for (int64_t p : plan.tile_perm) {
+      at.push_back(split[static_cast<size_t>(p)]);
+      dims.push_back(plan.split_dims[static_cast<size_t>(p)]);
+    }
+  }
+  int64_t offset = 0;
+  for (size_t d = 0; d < dims.size(); ++d)
+    offset = offset * dims[d] + at[d];
+  return offset * hlo::byteSize(with_layout.elementType());
+}
+
 hlo::Shape physicalShape(const hlo::Shape& with_layout) {
   LayoutPlan plan = planLayout(with_layout, "", {});
   if (plan.split_dims.empty()) return hlo::Shape(with_layout.elementType(), plan.physical_dims);

@@ -106,6 +106,8 @@ ClassId flattenWithLayout(IrBuilder& b, ClassId value, const hlo::Shape& with_la
 // The tensor whose row-major bytes are the HBM bytes of a value laid out as `with_layout`: the
 // logical shape itself for the default layout, else the dims in physical (tiled) order.
 hlo::Shape physicalShape(const hlo::Shape& with_layout);
+// The byte offset in HBM of the element at logical `index` of a value laid out as `with_layout`.
+int64_t physicalOffset(const hlo::Shape& with_layout, const std::vector<int64_t>& index);
 // Rearranges a logical value into that physical tensor, and back (exact: pure data movement).
 hlo::Literal toPhysical(const hlo::Literal& logical, const hlo::Shape& with_layout);
 hlo::Literal fromPhysical(const hlo::Literal& physical, const hlo::Shape& with_layout);

@@ -10,6 +10,7 @@
 #include "backend/emit.h"
 #include "backend/verify.h"
 #include "common/paths.h"
+#include "common/slowdown.h"
 #include "hlo/parser.h"
 #include "hlo_eval/evaluator.h"
 #include "hlo_eval/random_literal.h"
@@ -30,13 +31,7 @@ struct Case {
   CompileResult result;
 };
 
-// Phase 1 of the large tiled kernels takes seconds optimised and ~15x longer in sanitizer/Debug
-// builds: their time limits scale (the limits are safety nets, not what these tests check).
-#ifdef TACIT_UNOPTIMISED_BUILD
-constexpr int kSlowdown = 15;
-#else
-constexpr int kSlowdown = 1;
-#endif
+using testing::kSlowdown;  // phase 1 of the large tiled kernels: ~15x longer unoptimised
 
 CompileOptions withTimeLimit(std::chrono::seconds limit) {
   CompileOptions opts;

@@ -9,6 +9,7 @@
 #include "backend/tile_kernel.h"
 #include "backend/verify.h"
 #include "common/paths.h"
+#include "common/slowdown.h"
 #include "hlo/parser.h"
 #include "hlo_eval/evaluator.h"
 #include "hlo_eval/random_literal.h"
@@ -51,17 +52,9 @@ const taidl::Isa& gemmini() {
   return isa;
 }
 
-// Unoptimised (sanitizer, Debug) builds run phase 1 an order of magnitude slower: the compile's
-// time limit, a safety net that these tests do not check, scales (as in compile_test.cc).
-#ifdef TACIT_UNOPTIMISED_BUILD
-constexpr int kSlowdown = 15;
-#else
-constexpr int kSlowdown = 1;
-#endif
-
 CompileOptions options(std::optional<TileSchedule> schedule = std::nullopt) {
   CompileOptions o;
-  o.time_limit = std::chrono::seconds(10) * kSlowdown;
+  o.time_limit = std::chrono::seconds(10) * testing::kSlowdown;
   o.schedule = std::move(schedule);
   return o;
 }
@@ -72,6 +65,29 @@ TileSchedule tiles(std::vector<int64_t> tile, std::vector<int64_t> order) {
 
 size_t lines(const std::string& text) {
   return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// Random arguments for every parameter of `kernel` (seeds seed, seed + 1, ...).
+std::vector<hlo::Literal> randomArgs(const hlo::HloModule& kernel, uint64_t seed) {
+  std::vector<hlo::Literal> args;
+  for (int64_t i = 0; i < kernel.entry()->parameterCount(); ++i)
+    args.push_back(
+        hlo::randomLiteral(kernel.entry()->parameter(i)->shape(), seed + static_cast<uint64_t>(i)));
+  return args;
+}
+
+// `part` (s8[sizes]) is the box [starts, starts + sizes) of `whole` (s8, rank 2).
+void expectBoxOf(const hlo::Literal& part, const hlo::Literal& whole,
+                 const std::vector<int64_t>& starts, const std::vector<int64_t>& sizes) {
+  ASSERT_EQ(part.shape().dims(), sizes);
+  const int64_t n = whole.shape().dim(1);
+  for (int64_t i = 0; i < sizes[0]; ++i) {
+    for (int64_t j = 0; j < sizes[1]; ++j) {
+      ASSERT_EQ(part.data<int8_t>()[static_cast<size_t>(i * sizes[1] + j)],
+                whole.data<int8_t>()[static_cast<size_t>((starts[0] + i) * n + starts[1] + j)])
+          << "at (" << i << ", " << j << ")";
+    }
+  }
 }
 
 // The tile module computes exactly the tile's box of the kernel's result (evaluated, not assumed).
@@ -87,21 +103,8 @@ TEST(TileModule, ComputesTheBoxOfTheKernelsResult) {
   EXPECT_EQ(follows[0], (std::vector<int64_t>{0, -1}));
   EXPECT_EQ(follows[1], (std::vector<int64_t>{-1, 1}));
   EXPECT_EQ(follows[2], (std::vector<int64_t>{1}));
-  std::vector<hlo::Literal> args;
-  for (int64_t i = 0; i < kernel->entry()->parameterCount(); ++i)
-    args.push_back(
-        hlo::randomLiteral(kernel->entry()->parameter(i)->shape(), static_cast<uint64_t>(7 + i)));
-  hlo::Literal whole = hlo::evaluate(*kernel, args);
-  hlo::Literal part = hlo::evaluate(*tile.tile->module, args);
-  ASSERT_EQ(part.shape().dims(), sizes);
-  const int64_t n = whole.shape().dim(1);
-  for (int64_t i = 0; i < sizes[0]; ++i) {
-    for (int64_t j = 0; j < sizes[1]; ++j) {
-      ASSERT_EQ(part.data<int8_t>()[static_cast<size_t>(i * sizes[1] + j)],
-                whole.data<int8_t>()[static_cast<size_t>((starts[0] + i) * n + starts[1] + j)])
-          << "at (" << i << ", " << j << ")";
-    }
-  }
+  const std::vector<hlo::Literal> args = randomArgs(*kernel, 7);
+  expectBoxOf(hlo::evaluate(*tile.tile->module, args), hlo::evaluate(*kernel, args), starts, sizes);
 }
 
 // The contraction steps, evaluated one after the other with the accumulator passed from step to
@@ -109,10 +112,7 @@ TEST(TileModule, ComputesTheBoxOfTheKernelsResult) {
 TEST(TileModule, ContractionStepsComposeToTheTile) {
   auto kernel = hlo::parseModule(gemm(32, 64, 48, /*bias=*/true), "gemm.hlo");
   const std::vector<int64_t> starts{16, 16}, sizes{16, 32};
-  std::vector<hlo::Literal> args;
-  for (int64_t i = 0; i < kernel->entry()->parameterCount(); ++i)
-    args.push_back(
-        hlo::randomLiteral(kernel->entry()->parameter(i)->shape(), static_cast<uint64_t>(3 + i)));
+  const std::vector<hlo::Literal> args = randomArgs(*kernel, 3);
   auto step = [&](TileStep s, int64_t block, const hlo::Literal* acc) {
     TileModuleOrReason m = buildTileModule(*kernel, starts, sizes, s, {block * 16, 16});
     EXPECT_TRUE(m.tile) << m.reason;
@@ -131,16 +131,7 @@ TEST(TileModule, ContractionStepsComposeToTheTile) {
   hlo::Literal acc = step(TileStep::kFirst, 0, nullptr);
   for (int64_t b = 1; b < 3; ++b)
     acc = step(TileStep::kMiddle, b, &acc);
-  hlo::Literal part = step(TileStep::kLast, 3, &acc);
-  hlo::Literal whole = hlo::evaluate(*kernel, args);
-  const int64_t n = whole.shape().dim(1);
-  for (int64_t i = 0; i < sizes[0]; ++i) {
-    for (int64_t j = 0; j < sizes[1]; ++j) {
-      ASSERT_EQ(part.data<int8_t>()[static_cast<size_t>(i * sizes[1] + j)],
-                whole.data<int8_t>()[static_cast<size_t>((starts[0] + i) * n + starts[1] + j)])
-          << "at (" << i << ", " << j << ")";
-    }
-  }
+  expectBoxOf(step(TileStep::kLast, 3, &acc), hlo::evaluate(*kernel, args), starts, sizes);
 }
 
 TEST(TileModule, AFloatContractionIsNeverSplit) {

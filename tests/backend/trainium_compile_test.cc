@@ -15,6 +15,7 @@
 #include "backend/compiler.h"
 #include "backend/verify.h"
 #include "common/paths.h"
+#include "common/slowdown.h"
 #include "hlo/parser.h"
 #include "oracle/tasm.h"
 #include "support/source.h"
@@ -29,21 +30,13 @@ struct Compiled {
   std::string text;  // the program as .tasm
 };
 
-// Unoptimised (sanitizer, Debug) builds run phase 1 an order of magnitude slower: the compile's
-// time limit, a safety net these tests do not check, scales (as in compile_test.cc).
-#ifdef TACIT_UNOPTIMISED_BUILD
-constexpr int kSlowdown = 15;
-#else
-constexpr int kSlowdown = 1;
-#endif
-
 Compiled compileExample(const std::string& name) {
   Compiled c;
   c.isa = taidl::loadIsaFile(testing::sourceDir() + "/isa/trainium.taidl");
   const std::string file = testing::sourceDir() + "/examples/trainium/" + name + ".hlo";
   c.kernel = hlo::parseModule(readFile(file), file);
   CompileOptions options;
-  options.time_limit = std::chrono::seconds(10) * kSlowdown;
+  options.time_limit = std::chrono::seconds(10) * testing::kSlowdown;
   c.result = compile(c.isa, *c.kernel, options);
   c.text = oracle::printProgram(c.isa, c.result.program);
   return c;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 
 #include "common/paths.h"
@@ -113,6 +114,33 @@ ENTRY main {
     }
   }
   EXPECT_TRUE(found);
+}
+
+// physicalOffset (the byte a tiled compile moves a window by) agrees with toPhysical, the
+// verifier's rearrangement, element by element: a transposed and a tiled layout.
+TEST(KernelImport, PhysicalOffsetIsWhereToPhysicalPutsTheElement) {
+  for (const char* text :
+       {"s32[8,12]{0,1}", "s8[32,8]{1,0:T(16,4)}", "s16[3,16,8]{2,1,0:T(8,8)}"}) {
+    SCOPED_TRACE(text);
+    const hlo::Shape shape = hlo::parseShape(text);
+    hlo::Literal logical(hlo::Shape(shape.elementType(), shape.dims()));
+    const size_t width = static_cast<size_t>(hlo::byteSize(shape.elementType()));
+    for (size_t i = 0; i < logical.byteCount(); ++i)
+      logical.bytes()[i] = static_cast<uint8_t>((i / width) >> (8 * (i % width)));  // its index
+    const hlo::Literal physical = toPhysical(logical, shape);
+    std::vector<int64_t> index(static_cast<size_t>(shape.rank()), 0);
+    for (int64_t e = 0; e < shape.elementCount(); ++e) {
+      const int64_t at = physicalOffset(shape, index);
+      ASSERT_EQ(std::memcmp(physical.bytes() + at, logical.bytes() + static_cast<size_t>(e) * width,
+                            width),
+                0)
+          << "element " << e;
+      for (size_t d = index.size(); d-- > 0;) {
+        if (++index[d] < shape.dim(static_cast<int64_t>(d))) break;
+        index[d] = 0;
+      }
+    }
+  }
 }
 
 TEST(KernelImport, RejectsUnsupportedOpsWithPosition) {
