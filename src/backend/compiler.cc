@@ -10,6 +10,29 @@
 
 namespace tacit::backend {
 
+void CompileStats::addWork(const CompileStats& part) {
+  isel::SaturationStats& s = saturation;
+  const isel::SaturationStats& p = part.saturation;
+  s.initial_nodes += p.initial_nodes;
+  s.iterations = std::max(s.iterations, p.iterations);
+  s.nodes += p.nodes;
+  s.classes += p.classes;
+  s.piis += p.piis;
+  s.seconds += p.seconds;
+  if (p.stop != isel::SaturationStop::kSaturated) s.stop = p.stop;
+  import_seconds += part.import_seconds;
+  saturate_seconds += part.saturate_seconds;
+  extract_seconds += part.extract_seconds;
+  alloc_seconds += part.alloc_seconds;
+  solver_seconds += part.solver_seconds;
+  candidates += part.candidates;
+  allocated += part.allocated;
+  infeasible += part.infeasible;
+  solver_limits += part.solver_limits;
+  orders_tried += part.orders_tried;
+  rematerialised += part.rematerialised;
+}
+
 std::string CompileStats::text() const {
   std::ostringstream out;
   out << "phase 1: e-graph " << saturation.nodes << " e-nodes, " << saturation.classes

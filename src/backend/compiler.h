@@ -81,6 +81,9 @@ struct CompileStats {
   std::string tiling;            // the tile schedule (backend/tiling.h); empty: not tiled
   size_t join_calls = 0;         // piecewise: the calls of the joined program
   double join_alloc_seconds = 0;
+  // Adds the work of a kernel compiled as part of this one (piecewise, tiled): the times and
+  // counts sum, phase 1's e-graph sizes sum, its iterations are the longest part's.
+  void addWork(const CompileStats& part);
   std::string text() const;  // the --stats table
   std::string json() const;
 };

@@ -263,26 +263,8 @@ std::function<ProgramCosts(const isel::PiiGraph&, const alloc::AllocResult&)> jo
 
 // Adds a part's statistics to the whole's (sums; the iterations of the longest part).
 void addPart(CompileStats& whole, const CompileStats& part, std::string name, size_t copies) {
-  isel::SaturationStats& s = whole.saturation;
+  whole.addWork(part);
   const isel::SaturationStats& p = part.saturation;
-  s.initial_nodes += p.initial_nodes;
-  s.iterations = std::max(s.iterations, p.iterations);
-  s.nodes += p.nodes;
-  s.classes += p.classes;
-  s.piis += p.piis;
-  s.seconds += p.seconds;
-  if (p.stop != isel::SaturationStop::kSaturated) s.stop = p.stop;
-  whole.import_seconds += part.import_seconds;
-  whole.saturate_seconds += part.saturate_seconds;
-  whole.extract_seconds += part.extract_seconds;
-  whole.alloc_seconds += part.alloc_seconds;
-  whole.solver_seconds += part.solver_seconds;
-  whole.candidates += part.candidates;
-  whole.allocated += part.allocated;
-  whole.infeasible += part.infeasible;
-  whole.solver_limits += part.solver_limits;
-  whole.orders_tried += part.orders_tried;
-  whole.rematerialised += part.rematerialised;
   whole.stop += (whole.stop.empty() ? "" : "; ") + name + ": " + part.stop;
   whole.parts.push_back(
       {std::move(name), copies, p.nodes, p.iterations, part.candidates, part.total_seconds});

@@ -197,23 +197,11 @@ std::optional<CompileResult> compileTiled(const isel::Target& target, const hlo:
       fail(kernel.sourceFile(), {}, "the schedule cannot be compiled: " + why_not);
     return std::nullopt;
   }
-  // Statistics: every tile kernel compiled, once each.
+  // Statistics: the work of every tile kernel compiled (each once, whatever schedule it served);
+  // the parts are the chosen schedule's.
   CompileStats& stats = best->stats;
   for (const auto& [key, k] : compiled) {
-    if (!k) continue;
-    const CompileStats& s = k->compiled.stats;
-    // The e-graph of the largest tile kernel stands for phase 1 (the parts list each one).
-    if (s.saturation.nodes >= stats.saturation.nodes) stats.saturation = s.saturation;
-    stats.import_seconds += s.import_seconds;
-    stats.saturate_seconds += s.saturate_seconds;
-    stats.extract_seconds += s.extract_seconds;
-    stats.alloc_seconds += s.alloc_seconds;
-    stats.solver_seconds += s.solver_seconds;
-    stats.candidates += s.candidates;
-    stats.allocated += s.allocated;
-    stats.infeasible += s.infeasible;
-    stats.orders_tried += s.orders_tried;
-    stats.rematerialised += s.rematerialised;
+    if (k) stats.addWork(k->compiled.stats);
   }
   stats.best_candidate = 1;
   stats.stop = "every schedule of the space was compiled";
