@@ -552,14 +552,19 @@ void Executor::checkBounds(Entry& e, taidl::WalkResult& w, std::span<const int64
   }
 }
 
-void Executor::execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> attrs,
-                       const taidl::CallSite& site, bool clamp, State& state) {
-  checkBounds(e, w, attrs, site, clamp, state.hbm_bytes);
+const int64_t* Executor::place(Entry& e, taidl::WalkResult& w, std::span<const int64_t> attrs,
+                               const taidl::CallSite& site, bool clamp, int64_t hbm_bytes) {
+  checkBounds(e, w, attrs, site, clamp, hbm_bytes);
   const int64_t* starts = w.starts.data();
   int64_t* off = offsets(e.accesses.size());
   for (size_t i = 0; i < e.accesses.size(); ++i)
     off[i] = baseOffset(e.accesses[i], starts + e.accesses[i].start_offset);
-  executePlaced(e, state, off);
+  return off;
+}
+
+void Executor::execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> attrs,
+                       const taidl::CallSite& site, bool clamp, State& state) {
+  executePlaced(e, state, place(e, w, attrs, site, clamp, state.hbm_bytes));
 }
 
 void Executor::executePlaced(Entry& e, State& state, const int64_t* offsets, bool disjoint,

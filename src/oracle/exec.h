@@ -179,6 +179,10 @@ class Executor {
   // that reads or writes what a queued execution writes, and at flush().
   void execute(Entry& e, taidl::WalkResult& w, std::span<const int64_t> attrs,
                const taidl::CallSite& site, bool clamp, State& state);
+  // The first half of execute: checks the slices' bounds (clamping if asked) and returns each
+  // access's byte offset in its buffer (offsets(); valid until the next call).
+  const int64_t* place(Entry& e, taidl::WalkResult& w, std::span<const int64_t> attrs,
+                       const taidl::CallSite& site, bool clamp, int64_t hbm_bytes);
   // The same for an execution given the byte offset of each access in its buffer (`offsets`,
   // e.g. offsets(); read during the call only), each already known to lie inside its buffer.
   // `disjoint`: the caller proved that no access of this execution overlaps a queued write (the

@@ -98,6 +98,7 @@ class Machine::Impl {
   const taidl::Isa& isa_;
   RunOptions options_;
   detail::Executor exec_;
+  std::vector<TouchedRange> touched_;  // the trace event's ranges (reused)
   detail::State state_;
   Stats stats_;
   taidl::WalkResult walk_;
@@ -353,11 +354,21 @@ class Machine::Impl {
       memo = e;
     }
     count(*e, inst);
-    if (options_.trace) {
-      TraceEvent ev{&isa_, inst, attrs, macro, s.walk.site.file, s.walk.site.loc, walk_.cost};
-      options_.trace(ev);
+    if (!options_.trace) {
+      exec_.execute(*e, walk_, attrs, s.walk.site, options_.clamp, state_);
+      return;
     }
-    exec_.execute(*e, walk_, attrs, s.walk.site, options_.clamp, state_);
+    const int64_t* off =
+        exec_.place(*e, walk_, attrs, s.walk.site, options_.clamp, state_.hbm_bytes);
+    touched_.clear();
+    for (size_t i = 0; i < e->touches.size(); ++i) {
+      const Entry::Touch& t = e->touches[i];
+      touched_.push_back(TouchedRange{t.buffer, t.write, off[i], t.span_bytes});
+    }
+    TraceEvent ev{&isa_,           inst,       attrs,   macro, s.walk.site.file,
+                  s.walk.site.loc, walk_.cost, touched_};
+    options_.trace(ev);
+    exec_.executePlaced(*e, state_, off);
   }
 
   void count(Entry& e, int32_t inst) { count(e, inst, walk_.cost); }

@@ -41,6 +41,15 @@
 
 namespace tacit::oracle {
 
+// A byte range an executed instruction reads or writes: the span of one of its slices in its
+// buffer (HBM slices are contiguous; a slice of an on-chip buffer spans whole units).
+struct TouchedRange {
+  int32_t buffer = -1;  // 0 = HBM
+  bool write = false;
+  int64_t offset = 0;  // bytes from the buffer's start
+  int64_t bytes = 0;
+};
+
 // One executed instruction (macros arrive expanded, with `macro` set).
 struct TraceEvent {
   const taidl::Isa* isa = nullptr;
@@ -48,8 +57,9 @@ struct TraceEvent {
   std::span<const int64_t> attrs;  // alpha then beta, in declaration order
   int32_t macro = -1;              // the macro this call expands, or -1
   std::string_view file;
-  SourceLoc loc;     // the program statement
-  int64_t cost = 0;  // the spec's cost expression for this execution
+  SourceLoc loc;                          // the program statement
+  int64_t cost = 0;                       // the spec's cost expression for this execution
+  std::span<const TouchedRange> touched;  // what it reads and writes, in its slices' order
   // "file:line: name(a=1, b=2)" (+ "  [macro m]").
   std::string text() const;
 };

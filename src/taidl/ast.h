@@ -67,16 +67,19 @@ enum class StmtKind : uint8_t {
   kConstant,  // %v = T constant(literal);
   kIf,
   kRepeat,
+  kTiming,  // timing ENGINE(interval = e, latency = e);
 };
 
 struct Stmt {
   StmtKind kind = StmtKind::kRequire;
   uint32_t offset = 0;
 
-  Expr expr;     // require/cost: the expression; set: the value; if: the condition; repeat: lo
-  Expr expr2;    // repeat: hi
+  Expr expr;     // require/cost: the expression; set: the value; if: the condition; repeat: lo;
+                 // timing: the interval (empty if not given)
+  Expr expr2;    // repeat: hi; timing: the latency (empty if not given)
+  Expr expr3;    // timing: the HBM bytes it moves (empty if not given)
   Ident name;    // set: the register (without $); read/op/constant: the value defined (without %);
-                 // write: the value written; repeat: the loop variable
+                 // write: the value written; repeat: the loop variable; timing: the engine
   Ident buffer;  // reads/writes/read/write
   std::vector<Expr> starts;  // slices
   std::vector<Expr> sizes;   // reads/writes
@@ -98,6 +101,7 @@ struct Stmt {
   std::vector<int32_t> operand_values;  // op
   int32_t loop = -1;                    // repeat: loop-variable slot
   int32_t decl = -1;                    // reads: j for %In<j>; writes: j for %Out<j>
+  int32_t engine = -1;                  // timing: the engine index
 };
 
 struct Attribute {
@@ -117,6 +121,7 @@ struct Instruction {
   std::vector<std::string> loop_names;   // slot -> loop variable
   std::vector<const Stmt*> requires_;    // in textual order
   const Stmt* cost = nullptr;
+  const Stmt* timing = nullptr;     // the timing clause (docs/taidl.md section 4.1), if any
   std::vector<const Stmt*> reads;   // declared reads, %In1.. in order
   std::vector<const Stmt*> writes;  // declared writes, %Out0.. in order
 
@@ -181,7 +186,35 @@ struct Register {
   int64_t value = 0;  // resolved
 };
 
-enum class ItemKind : uint8_t { kParam, kConst, kBuffer, kRegister, kInstruction, kMacro };
+// An engine of the timing model (docs/taidl.md section 3.5): `engine load(queue = 8);`.
+struct Engine {
+  Ident name;
+  std::vector<CallArg> settings;  // named
+  int64_t queue = 1;              // resolved: instructions it holds, dispatched and not finished
+};
+
+// The memory interface of the timing model: `memory(beat = 16, request = 64, in_flight = 16,
+// latency = MEM_LATENCY);` (docs/taidl.md section 3.5).
+struct MemoryPort {
+  uint32_t offset = 0;
+  std::vector<CallArg> settings;  // named
+  // ---- resolved ----
+  int64_t beat = 1;       // bytes per cycle on the bus
+  int64_t request = 1;    // bytes per request (also the granule of HBM dependencies)
+  int64_t in_flight = 1;  // requests outstanding at once
+  int64_t latency = 0;    // cycles from a request to its response
+};
+
+enum class ItemKind : uint8_t {
+  kParam,
+  kConst,
+  kBuffer,
+  kRegister,
+  kInstruction,
+  kMacro,
+  kEngine,
+  kMemory,
+};
 struct Item {
   ItemKind kind;
   int32_t index;

@@ -35,6 +35,7 @@ enum class Site : uint8_t {
   kBound,      // repeat bound
   kRequire,
   kCost,
+  kTiming,  // a timing clause's interval or latency
   kSet,
   kAlphaArg,  // macro call argument for a computational attribute
   kBetaArg,   // macro call argument for an addressing attribute
@@ -95,6 +96,9 @@ class Checker {
   std::string globalKind(std::string_view name) const;
   // Resolves (constants only) and evaluates; `what` names the declaration in errors.
   int64_t fold(Expr& e, std::string_view what);
+  // The index of engine `name` if it is declared before this point (check_timing.cc); an error
+  // otherwise.
+  int32_t engineDeclared(const Ident& name) const;
 
  private:
   struct Global {
@@ -109,6 +113,8 @@ class Checker {
   void applyOverrides();
   void checkInstructionUnit(int32_t index);
   void checkMacroUnit(int32_t index);
+  void checkEngine(Engine& e);  // check_timing.cc
+  void checkMemory(MemoryPort& m);
   void finishMacros();
 
   Isa& isa_;
@@ -117,6 +123,7 @@ class Checker {
   std::map<std::string, Global, std::less<>> globals_;
   std::map<std::string, uint32_t, std::less<>> all_names_;  // declared so far -> offset
   std::set<std::string, std::less<>> future_names_;         // every global, for "declared later"
+  int32_t engines_checked_ = 0;                             // engines declared so far
 };
 
 // Passes over one instruction (each in its own file).

@@ -266,6 +266,18 @@ class BodyChecker {
         resolve(s.expr, Site::kCost);
         inst_.cost = &s;
         return;
+      case StmtKind::kTiming:
+        topOnly(s, top, "timing", "the timing clause is evaluated at entry");
+        if (inst_.timing)
+          fail(s.offset, "instruction " + inst_.name.text +
+                             " has a second timing clause (the first is at " +
+                             isa_.locText(inst_.timing->offset) + ")");
+        s.engine = c_.engineDeclared(s.name);
+        if (!s.expr.empty()) resolve(s.expr, Site::kTiming);
+        if (!s.expr2.empty()) resolve(s.expr2, Site::kTiming);
+        if (!s.expr3.empty()) resolve(s.expr3, Site::kTiming);
+        inst_.timing = &s;
+        return;
       case StmtKind::kSet:
         s.reg = isa_.findRegister(s.name.text);
         if (s.reg < 0) fail(s.name.offset, "unknown register $" + s.name.text);

@@ -30,6 +30,8 @@ std::string_view siteName(Site site) {
       return "a require";
     case Site::kCost:
       return "a cost";
+    case Site::kTiming:
+      return "a timing clause";
     case Site::kSet:
       return "a set";
     case Site::kAlphaArg:
@@ -43,8 +45,8 @@ std::string_view siteName(Site site) {
 namespace {
 
 bool allowsBeta(Site s) {
-  return s == Site::kStart || s == Site::kRequire || s == Site::kCost || s == Site::kSet ||
-         s == Site::kBetaArg;
+  return s == Site::kStart || s == Site::kRequire || s == Site::kCost || s == Site::kTiming ||
+         s == Site::kSet || s == Site::kBetaArg;
 }
 bool allowsRegister(Site s) {
   return s == Site::kStart || s == Site::kCond || s == Site::kBound || s == Site::kRequire ||
@@ -65,6 +67,10 @@ std::string_view kindName(ItemKind k) {
       return "an instruction";
     case ItemKind::kMacro:
       return "a macro";
+    case ItemKind::kEngine:
+      return "an engine";
+    case ItemKind::kMemory:
+      return "the memory interface";
   }
   return "a name";
 }
@@ -338,6 +344,12 @@ void Checker::run() {
         break;
       case ItemKind::kMacro:
         checkMacroUnit(item.index);
+        break;
+      case ItemKind::kEngine:
+        checkEngine(isa_.engines[i]);
+        break;
+      case ItemKind::kMemory:
+        checkMemory(*isa_.memory);
         break;
     }
   }

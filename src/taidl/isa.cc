@@ -28,6 +28,9 @@ int32_t Isa::findMacro(std::string_view n) const {
 int32_t Isa::findParam(std::string_view n) const {
   return findByName(params, n);
 }
+int32_t Isa::findEngine(std::string_view n) const {
+  return findByName(engines, n);
+}
 
 const std::string& Isa::fileName() const {
   static const std::string kNone;

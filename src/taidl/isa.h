@@ -70,6 +70,8 @@ class Isa {
   std::vector<Register> registers;
   std::vector<Instruction> instructions;
   std::vector<Macro> macros;
+  std::vector<Engine> engines;       // the timing model's engines (none: one implicit engine)
+  std::optional<MemoryPort> memory;  // the timing model's memory interface, if declared
 
   // ---- filled by the checker ----
   std::vector<std::vector<AlphaRange>> instruction_ranges;  // per instruction, per alpha slot
@@ -82,6 +84,7 @@ class Isa {
   int32_t findRegister(std::string_view name) const;  // without $
   int32_t findInstruction(std::string_view name) const;
   int32_t findMacro(std::string_view name) const;
+  int32_t findEngine(std::string_view name) const;
   int32_t findParam(std::string_view name) const;
 
   const std::string& fileName() const;

@@ -60,6 +60,9 @@ class Parser {
   void parseRegister();
   void parseInstruction();
   void parseMacro();
+  void parseEngine();
+  void parseMemory();
+  std::vector<CallArg> parseSettings(std::string_view what);
   std::pair<std::vector<Attribute>, int32_t> parseAttributes();
   Call parseCall();
 
@@ -147,8 +150,12 @@ void Parser::parseSpec() {
       parseInstruction();
     } else if (acceptKeyword("macro")) {
       parseMacro();
+    } else if (acceptKeyword("engine")) {
+      parseEngine();
+    } else if (atKeyword("memory")) {
+      parseMemory();
     } else {
-      expected("a declaration (param, const, buffer, reg, instruction or macro)");
+      expected("a declaration (param, const, buffer, reg, instruction, macro, engine or memory)");
     }
   }
 }
@@ -281,6 +288,43 @@ void Parser::parseMacro() {
   isa_.items.push_back({ItemKind::kMacro, static_cast<int32_t>(isa_.macros.size() - 1)});
 }
 
+// `(name = expr, ...)`: the settings of a timing declaration or clause, each named.
+std::vector<CallArg> Parser::parseSettings(std::string_view what) {
+  expect(Tok::kLParen, std::string("before the settings of ") + std::string(what));
+  std::vector<CallArg> out;
+  while (!accept(Tok::kRParen)) {
+    if (!out.empty()) expect(Tok::kComma, "between settings");
+    CallArg arg;
+    arg.offset = tok_.begin;
+    arg.name = name("a setting name");
+    expect(Tok::kAssign, "after the setting name");
+    arg.value = parseExpr();
+    out.push_back(std::move(arg));
+  }
+  return out;
+}
+
+void Parser::parseEngine() {
+  Engine e;
+  e.name = name("an engine name");
+  if (at(Tok::kLParen)) e.settings = parseSettings("the engine");
+  expect(Tok::kSemi, "after the engine declaration");
+  isa_.engines.push_back(std::move(e));
+  isa_.items.push_back({ItemKind::kEngine, static_cast<int32_t>(isa_.engines.size() - 1)});
+}
+
+void Parser::parseMemory() {
+  uint32_t at = tok_.begin;
+  advance();
+  if (isa_.memory) lex_.fail(at, "a second memory declaration", "an ISA has one memory interface");
+  MemoryPort m;
+  m.offset = at;
+  m.settings = parseSettings("the memory interface");
+  expect(Tok::kSemi, "after the memory declaration");
+  isa_.memory = std::move(m);
+  isa_.items.push_back({ItemKind::kMemory, 0});
+}
+
 // ---- statements -------------------------------------------------------------------------------
 
 std::vector<Stmt> Parser::parseBlock() {
@@ -324,7 +368,24 @@ Stmt Parser::parseStmt() {
   if (atKeyword("if")) return parseIf();
   if (atKeyword("repeat")) return parseRepeat();
   if (at(Tok::kValue)) return parseValueStmt();
-  expected("a statement (require, cost, set, reads, writes, %value = ..., write, if or repeat)");
+  if (acceptKeyword("timing")) {
+    s.kind = StmtKind::kTiming;
+    s.name = name("an engine name");
+    for (CallArg& a : parseSettings("the timing clause")) {
+      const std::string& n = a.name.text;
+      if (n != "interval" && n != "latency" && n != "bytes")
+        lex_.fail(a.name.offset, "unknown timing setting '" + n + "'",
+                  "a timing clause sets interval, latency and bytes");
+      Expr& slot = n == "interval" ? s.expr : n == "latency" ? s.expr2 : s.expr3;
+      if (!slot.empty()) lex_.fail(a.name.offset, "'" + a.name.text + "' is set twice");
+      slot = std::move(a.value);
+    }
+    expect(Tok::kSemi, "after the timing clause");
+    return s;
+  }
+  expected(
+      "a statement (require, cost, timing, set, reads, writes, %value = ..., write, if or "
+      "repeat)");
 }
 
 Stmt Parser::parseSlice(StmtKind kind) {

@@ -99,14 +99,18 @@ std::string attrsText(const std::vector<Attribute>& attrs, int32_t num_alpha) {
   return "(" + alpha + "; " + names(split, attrs.size()) + ")";
 }
 
-std::string callText(const Call& c) {
-  return c.callee.text + "(" +
-         joinWith(c.args, ", ",
+std::string argsText(const std::vector<CallArg>& args) {
+  return "(" +
+         joinWith(args, ", ",
                   [](const CallArg& a) {
                     return (a.name.text.empty() ? std::string() : a.name.text + " = ") +
                            exprText(a.value);
                   }) +
-         ");";
+         ")";
+}
+
+std::string callText(const Call& c) {
+  return c.callee.text + argsText(c.args) + ";";
 }
 
 }  // namespace
@@ -178,6 +182,13 @@ std::string stmtText(const Stmt& s) {
       return "require " + exprText(s.expr) + ";";
     case StmtKind::kCost:
       return "cost " + exprText(s.expr) + ";";
+    case StmtKind::kTiming: {
+      std::vector<std::string> settings;
+      if (!s.expr.empty()) settings.push_back("interval = " + exprText(s.expr));
+      if (!s.expr2.empty()) settings.push_back("latency = " + exprText(s.expr2));
+      if (!s.expr3.empty()) settings.push_back("bytes = " + exprText(s.expr3));
+      return "timing " + s.name.text + "(" + join(settings, ", ") + ");";
+    }
     case StmtKind::kSet:
       return "set $" + s.name.text + " = " + exprText(s.expr) + ";";
     case StmtKind::kReads:
@@ -246,6 +257,14 @@ std::string printIsa(const Isa& isa) {
         out += "}\n";
         break;
       }
+      case ItemKind::kEngine: {
+        const Engine& e = isa.engines[i];
+        out += "engine " + e.name.text + (e.settings.empty() ? "" : argsText(e.settings)) + ";\n";
+        break;
+      }
+      case ItemKind::kMemory:
+        out += "memory" + argsText(isa.memory->settings) + ";\n";
+        break;
     }
   }
   return out;

@@ -1,8 +1,10 @@
 // `tacit run SPEC PROGRAM.tasm [--param K=V]... --input NAME=FILE.npy ... --output-dir DIR
-//  [--trace] [--stats] [--clamp] [--warn-constraints]`: runs a .tasm program on the oracle
-// (docs/oracle.md) and writes one DIR/<output>.npy per output, all or nothing.
+//  [--trace] [--stats] [--timing] [--timing-trace FILE] [--timing-json FILE] [--clamp]
+//  [--warn-constraints]`: runs a .tasm program on the oracle (docs/oracle.md) and writes one
+// DIR/<output>.npy per output, all or nothing; --timing adds the cycle model (docs/timing.md).
 #include <charconv>
 #include <iostream>
+#include <sstream>
 
 #include "backend/driver.h"
 #include "cli.h"
@@ -12,9 +14,14 @@
 #include "support/output.h"
 #include "support/strings.h"
 #include "taidl/isa.h"
+#include "timing/timing.h"
 
 namespace tacit::cli {
 namespace {
+
+// Events a --timing-trace keeps (the report counts every instruction): a trace of a million
+// events is about 150 MB of JSON, past what the trace viewers load comfortably.
+constexpr int64_t kMaxTraceEvents = 1'000'000;
 
 // --param K=V, parsed as `tacit compile` and generated backends parse it.
 taidl::ParamOverrides paramOverrides(const Args& args) {
@@ -52,8 +59,17 @@ int runProgram(const Args& args) {
   options.clamp = args.has("clamp");
   options.warn_constraints = args.has("warn-constraints");
   options.warnings = &warnings;
-  if (args.has("trace"))
-    options.trace = [](const oracle::TraceEvent& e) { std::cout << e.text() << "\n"; };
+  bool print_trace = args.has("trace");
+  std::optional<std::string> trace_file = args.get("timing-trace");
+  std::optional<std::string> json_file = args.get("timing-json");
+  bool timed = args.has("timing") || trace_file || json_file;
+  timing::Simulator simulator(isa, {.keep_events = trace_file ? kMaxTraceEvents : 0});
+  if (print_trace || timed) {
+    options.trace = [&](const oracle::TraceEvent& e) {
+      if (print_trace) std::cout << e.text() << "\n";
+      if (timed) simulator.add(e);
+    };
+  }
   oracle::Machine machine(isa, options);
   std::map<std::string, hlo::Literal> outputs;
   try {
@@ -70,8 +86,16 @@ int runProgram(const Args& args) {
   OutputTransaction out;
   for (const auto& [name, lit] : outputs)
     out.write(*dir + "/" + name + ".npy", hlo::serializeNpyLiteral(lit));
+  timing::Report report = simulator.report();
+  if (trace_file) {
+    std::ostringstream text;
+    simulator.writeChromeTrace(text);
+    out.write(*trace_file, text.str());
+  }
+  if (json_file) out.write(*json_file, report.json());
   out.commit();
   if (args.has("stats")) std::cout << machine.stats().text(isa);
+  if (args.has("timing")) std::cout << report.text();
   return 0;
 }
 
@@ -92,6 +116,13 @@ Registration run_command{Command{
      CommandLineOption("trace", "", "print each executed instruction with its attribute values"),
      CommandLineOption("stats", "",
                        "print instruction counts, bytes moved per buffer pair and the total cost"),
+     CommandLineOption("timing", "",
+                       "print the cycle model's report: cycles, engine and memory-port use, "
+                       "stalls (docs/timing.md)"),
+     CommandLineOption("timing-trace", "FILE",
+                       "write the cycle model's schedule as Chrome trace-event JSON (opens in "
+                       "ui.perfetto.dev; the first million instructions)"),
+     CommandLineOption("timing-json", "FILE", "write the cycle model's report as JSON"),
      CommandLineOption("clamp", "",
                        "clamp out-of-range slice starts as XLA does instead of failing"),
      CommandLineOption("warn-constraints", "",

@@ -1,0 +1,207 @@
+// The cycle model's recurrences (timing.h, docs/timing.md). Dispatch and every engine are in
+// order, so each instruction's events follow from the earlier instructions' alone: one pass in
+// execution order computes them, with the memory port's reservations kept as a calendar (a later
+// instruction may take the port in a gap before an earlier one's transfer).
+#include "timing/timing.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "hlo/dtype.h"
+#include "support/diagnostic.h"
+
+namespace tacit::timing {
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// Dependencies of HBM are tracked per this many bytes when no memory interface names its request
+// size (a cache line).
+constexpr int64_t kDefaultHbmGranule = 64;
+
+}  // namespace
+
+Simulator::Simulator(const taidl::Isa& isa, Options options) : isa_(isa), options_(options) {
+  size_t n = std::max<size_t>(isa.engines.size(), 1);
+  engines_.resize(n);
+  for (size_t i = 0; i < n; ++i)
+    engines_[i].use.name = isa.engines.empty() ? "core" : isa.engines[i].name.text;
+  granules_.resize(isa.buffers.size());
+}
+
+// A buffer's dependencies are tracked per unit (what one address names); HBM's per request.
+int64_t Simulator::granuleBytes(int32_t buffer) const {
+  if (buffer == 0) return isa_.memory ? isa_.memory->request : kDefaultHbmGranule;
+  const taidl::Buffer& b = isa_.buffers[static_cast<size_t>(buffer)];
+  int64_t bytes = hlo::byteSize(b.dtype);
+  for (int64_t d : b.unit)
+    bytes *= d;
+  return std::max<int64_t>(bytes, 1);
+}
+
+std::vector<Simulator::Granule>& Simulator::granules(int32_t buffer, int64_t end_granule) {
+  std::vector<Granule>& g = granules_[static_cast<size_t>(buffer)];
+  if (static_cast<int64_t>(g.size()) < end_granule) g.resize(static_cast<size_t>(end_granule));
+  return g;
+}
+
+// The earliest time >= `earliest` at which the port is free for `cycles` cycles; reserves it.
+int64_t Simulator::reservePort(int64_t earliest, int64_t cycles) {
+  int64_t t = earliest;
+  auto it = port_.upper_bound(t);
+  if (it != port_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second > t) t = prev->second;
+  }
+  while (it != port_.end() && it->first < t + cycles) {
+    t = std::max(t, it->second);
+    ++it;
+  }
+  port_.emplace(t, t + cycles);
+  return t;
+}
+
+void Simulator::add(const oracle::TraceEvent& e) {
+  const taidl::Instruction& inst = isa_.instructions[static_cast<size_t>(e.instruction)];
+  const taidl::Stmt* clause = inst.timing;
+  // The clause's interval and latency (default: the cost, and the interval).
+  int64_t interval = e.cost, latency = -1, bytes = -1;
+  size_t engine = 0;
+  if (clause) {
+    engine = static_cast<size_t>(clause->engine);
+    taidl::EvalEnv env{e.attrs, {}, {}};
+    auto eval = [&](const taidl::Expr& x, std::string_view what) {
+      int64_t v = 0;
+      try {
+        v = taidl::evalExpr(x, env);
+      } catch (const taidl::ExprError& err) {
+        fail(std::string(e.file), e.loc,
+             "the " + std::string(what) + " of " + isa_.callText(inst, e.attrs) +
+                 " fails: " + err.message);
+      }
+      if (v < 0)
+        fail(std::string(e.file), e.loc,
+             "the " + std::string(what) + " of " + isa_.callText(inst, e.attrs) + " is negative (" +
+                 std::to_string(v) + ")",
+             "the timing clause at " + isa_.locText(clause->offset) + " gives it");
+      return v;
+    };
+    if (!clause->expr.empty()) interval = eval(clause->expr, "timing interval");
+    if (!clause->expr2.empty()) latency = eval(clause->expr2, "timing latency");
+    if (!clause->expr3.empty()) bytes = eval(clause->expr3, "timing bytes");
+  }
+  latency = std::max(latency, interval);
+  EngineState& eng = engines_[engine];
+
+  // Dispatch: in order, one per cycle, into a free entry of the engine's queue.
+  int64_t dispatch = last_dispatch_ + 1;
+  int64_t queue = isa_.engines.empty() ? 1 : isa_.engines[engine].queue;
+  auto later = std::greater<int64_t>();  // a min-heap of finish times
+  while (!eng.in_queue.empty() && eng.in_queue.front() <= dispatch) {
+    std::pop_heap(eng.in_queue.begin(), eng.in_queue.end(), later);
+    eng.in_queue.pop_back();
+  }
+  if (static_cast<int64_t>(eng.in_queue.size()) >= queue) {
+    int64_t freed = eng.in_queue.front();
+    std::pop_heap(eng.in_queue.begin(), eng.in_queue.end(), later);
+    eng.in_queue.pop_back();
+    queue_stall_ += freed - dispatch;
+    dispatch = freed;
+  }
+  last_dispatch_ = dispatch;
+
+  // Start: engine free and dependencies through the touched ranges finished.
+  int64_t ready = 0, hbm = 0;
+  for (const oracle::TouchedRange& r : e.touched) {
+    if (r.bytes <= 0) continue;
+    if (r.buffer == 0) hbm += r.bytes;
+    int64_t g = granuleBytes(r.buffer);
+    int64_t lo = r.offset / g, hi = (r.offset + r.bytes - 1) / g + 1;
+    std::vector<Granule>& gs = granules(r.buffer, hi);
+    for (int64_t i = lo; i < hi; ++i) {
+      const Granule& x = gs[static_cast<size_t>(i)];
+      ready = std::max(ready, r.write ? std::max(x.written, x.read) : x.written);
+    }
+  }
+  if (bytes >= 0)
+    hbm = bytes;  // the clause knows what the DMA moves (a pitched slice's span
+                  // includes the gaps between its rows)
+  int64_t start = std::max({dispatch, eng.free, ready});
+  if (ready > std::max(dispatch, eng.free))
+    dependency_stall_ += ready - std::max(dispatch, eng.free);
+
+  // Memory port, then finish.
+  int64_t finish = start + latency, free = start + interval;
+  int64_t port_start = start, port_end = start;
+  if (isa_.memory && hbm > 0) {
+    const taidl::MemoryPort& m = *isa_.memory;
+    int64_t cycles =
+        std::max(ceilDiv(hbm, m.beat), ceilDiv(hbm * m.latency, m.in_flight * m.request));
+    port_start = reservePort(start, cycles);
+    port_end = port_start + cycles;
+    memory_busy_ += cycles;
+    finish = std::max(finish, port_end + m.latency);
+    free = std::max(free, port_end);
+  }
+  hbm_bytes_ += hbm;
+  // Reservations that end before this dispatch can no longer matter: every later instruction
+  // starts after it.
+  while (!port_.empty() && port_.begin()->second <= dispatch)
+    port_.erase(port_.begin());
+
+  for (const oracle::TouchedRange& r : e.touched) {
+    if (r.bytes <= 0) continue;
+    int64_t g = granuleBytes(r.buffer);
+    std::vector<Granule>& gs = granules_[static_cast<size_t>(r.buffer)];
+    for (int64_t i = r.offset / g, hi = (r.offset + r.bytes - 1) / g + 1; i < hi; ++i) {
+      Granule& x = gs[static_cast<size_t>(i)];
+      if (r.write)
+        x.written = std::max(x.written, finish);
+      else
+        x.read = std::max(x.read, finish);
+    }
+  }
+  eng.free = free;
+  eng.in_queue.push_back(finish);
+  std::push_heap(eng.in_queue.begin(), eng.in_queue.end(), later);
+  ++eng.use.instructions;
+  eng.use.busy += free - start;
+  cycles_ = std::max(cycles_, finish);
+  ++instructions_;
+  if (static_cast<int64_t>(events_.size()) < options_.keep_events) {
+    events_.push_back(Event{e.instruction, static_cast<int32_t>(engine), dispatch, start, finish,
+                            free - start, port_start, port_end, hbm});
+  } else if (options_.keep_events > 0) {
+    truncated_ = true;
+  }
+}
+
+Report Simulator::report() const {
+  Report r;
+  r.isa = isa_.name;
+  r.cycles = cycles_;
+  r.instructions = instructions_;
+  for (const EngineState& e : engines_)
+    r.engines.push_back(e.use);
+  r.has_memory = isa_.memory.has_value();
+  r.memory_busy = memory_busy_;
+  r.hbm_bytes = hbm_bytes_;
+  r.memory_latency = isa_.memory ? isa_.memory->latency : 0;
+  r.queue_stall = queue_stall_;
+  r.dependency_stall = dependency_stall_;
+  return r;
+}
+
+Report simulate(const taidl::Isa& isa, const oracle::Program& program,
+                const std::map<std::string, hlo::Literal>& inputs, Simulator* simulator) {
+  Simulator local(isa);
+  Simulator& sim = simulator ? *simulator : local;
+  oracle::RunOptions options;
+  options.trace = [&](const oracle::TraceEvent& e) { sim.add(e); };
+  oracle::run(isa, program, inputs, options);
+  return sim.report();
+}
+
+}  // namespace tacit::timing

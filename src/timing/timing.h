@@ -1,0 +1,131 @@
+// timing::Simulator: the cycle model derived from an ISA description (docs/timing.md).
+//
+// The spec says, per instruction, which engine it occupies, for how many cycles (interval) and
+// when its results are visible (latency) — its `timing` clause — and per ISA the engines' queue
+// depths and the memory interface (docs/taidl.md section 3.5). The simulator takes the program's
+// dynamic instruction stream from the oracle (each executed instruction with the byte ranges it
+// reads and writes) and computes when each instruction is dispatched, starts, uses the memory
+// port and finishes:
+//
+//   dispatch  in program order, one instruction per cycle, when its engine's queue has a free
+//             entry (an entry is held from dispatch to finish: back-pressure);
+//   start     when its engine is free (each engine runs its instructions in order), and every
+//             earlier instruction that wrote what it reads or writes, or read what it writes,
+//             has finished;
+//   memory    an instruction that moves B bytes of HBM occupies the shared memory port for
+//             max(ceil(B / beat), ceil(B * latency / (in_flight * request))) cycles (bandwidth
+//             or requests in flight, whichever binds) at the earliest free time from its start;
+//             its data arrive `latency` cycles after its port time;
+//   finish    max(start + latency of the clause, end of its port time + memory latency).
+//
+// Engines run concurrently; nothing else is shared. A spec without engines has one implicit
+// engine whose instructions take their `cost` in cycles, so the total is then the sum of costs
+// (plus the memory time if a memory interface is declared).
+//
+//   timing::Simulator sim(isa);
+//   oracle::RunOptions o;
+//   o.trace = [&](const oracle::TraceEvent& e) { sim.add(e); };
+//   oracle::run(isa, program, inputs, o);
+//   std::cout << sim.report().text();
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "oracle/machine.h"
+#include "taidl/isa.h"
+
+namespace tacit::timing {
+
+// One simulated instruction.
+struct Event {
+  int32_t instruction = -1;
+  int32_t engine = 0;
+  int64_t dispatch = 0, start = 0, finish = 0;
+  int64_t interval = 0;                  // cycles its engine is busy from its start
+  int64_t port_start = 0, port_end = 0;  // its memory-port time (equal: none)
+  int64_t hbm_bytes = 0;
+};
+
+struct EngineUse {
+  std::string name;
+  int64_t instructions = 0;
+  int64_t busy = 0;  // cycles the engine is occupied (its instructions' intervals)
+};
+
+struct Report {
+  std::string isa;
+  int64_t cycles = 0;  // when the last instruction finishes
+  int64_t instructions = 0;
+  std::vector<EngineUse> engines;
+  bool has_memory = false;
+  int64_t memory_busy = 0;  // cycles the memory port is occupied
+  int64_t hbm_bytes = 0;
+  int64_t memory_latency = 0;
+  // Cycles the in-order dispatch waited for a full queue, summed over instructions.
+  int64_t queue_stall = 0;
+  // Cycles instructions waited for earlier ones they depend on, beyond their engine and dispatch.
+  int64_t dependency_stall = 0;
+
+  std::string text() const;
+  std::string json() const;
+};
+
+struct Options {
+  // Events kept for the trace (0: none); the report covers every instruction regardless.
+  int64_t keep_events = 0;
+};
+
+class Simulator {
+ public:
+  explicit Simulator(const taidl::Isa& isa, Options options = {});
+
+  // Adds one executed instruction (call from oracle::RunOptions::trace, in execution order).
+  // A timing expression that fails to evaluate or is negative is a DiagnosticError at the
+  // program statement.
+  void add(const oracle::TraceEvent& e);
+
+  Report report() const;
+  const std::vector<Event>& events() const { return events_; }
+  bool eventsTruncated() const { return truncated_; }
+  // The kept events in Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev): one track
+  // per engine and one for the memory port; one cycle is shown as one microsecond.
+  void writeChromeTrace(std::ostream& out) const;
+
+ private:
+  struct Granule {
+    int64_t written = 0;  // when the last write to it finishes
+    int64_t read = 0;     // when the last read of it finishes
+  };
+  struct EngineState {
+    int64_t free = 0;
+    std::vector<int64_t> in_queue;  // finish times of dispatched, unfinished instructions (heap)
+    EngineUse use;
+  };
+  int64_t granuleBytes(int32_t buffer) const;
+  std::vector<Granule>& granules(int32_t buffer, int64_t end_byte);
+  int64_t reservePort(int64_t earliest, int64_t cycles);
+
+  const taidl::Isa& isa_;
+  Options options_;
+  std::vector<EngineState> engines_;
+  std::vector<std::vector<Granule>> granules_;  // per buffer
+  std::map<int64_t, int64_t> port_;             // the memory port's reservations: start -> end
+  int64_t last_dispatch_ = -1;
+  int64_t cycles_ = 0;
+  int64_t instructions_ = 0;
+  int64_t memory_busy_ = 0, hbm_bytes_ = 0;
+  int64_t queue_stall_ = 0, dependency_stall_ = 0;
+  std::vector<Event> events_;
+  bool truncated_ = false;
+};
+
+// Runs `program` on the oracle with a simulator attached (`simulator`, if given: it keeps its
+// events for a trace) and returns the report.
+Report simulate(const taidl::Isa& isa, const oracle::Program& program,
+                const std::map<std::string, hlo::Literal>& inputs, Simulator* simulator = nullptr);
+
+}  // namespace tacit::timing
