@@ -12,8 +12,14 @@
 // or, if only parameters feed it, into its consumers, until it does, so the library sequence is
 // the finest one the ISA can run. Compile time is the
 // median of N runs of backend::compile (single-threaded), wall clock and thread CPU time.
+// `cycles` is the timing model's (docs/timing.md) for the program, and for the library sequence
+// the sum over its pieces (each a kernel run to completion before the next); `cyc x` their ratio.
+// After the table, for ISAs whose memory latency is a parameter (MEM_LATENCY), the cycle gains of
+// the nine compositions at each latency of --latencies (default 25,50,100,200,400): the
+// latency is not published, so the comparison is shown across its plausible range.
 //
-// Usage: bench_backend [--runs N] [--write-chain PATH] [--kernel ISA.taidl KERNEL.hlo]... [FILTER]
+// Usage: bench_backend [--runs N] [--latencies L1,L2,...] [--write-chain PATH]
+//                     [--kernel ISA.taidl KERNEL.hlo]... [FILTER]
 //        bench_backend --sizes [--runs N]   (tiled compilation against problem size: sizes.cc)
 //   FILTER: substring of the row name; --write-chain writes the generated ~100-node Gemmini kernel;
 //   --kernel times that kernel instead of the built-in rows (repeatable; no library sequence).
@@ -26,6 +32,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -36,10 +43,12 @@
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
+#include "oracle/program.h"
 #include "sizes.h"
 #include "support/diagnostic.h"
 #include "support/large_pages.h"  // huge pages for the allocator (see there)
 #include "support/source.h"
+#include "support/strings.h"
 #include "taidl/isa.h"
 
 namespace {
@@ -67,17 +76,19 @@ struct Row {
 // Geomean of spec-cost gains, their maximum and the mean change of HBM <-> on-chip bytes over a set
 // of rows.
 struct Summary {
-  double log_gain = 0, max_gain = 0, reduction = 0;
+  double log_gain = 0, max_gain = 0, reduction = 0, log_cycles = 0, max_cycles = 0;
   int n = 0;
-  void add(double gain, double red) {
+  void add(double gain, double red, double cycle_gain) {
     log_gain += std::log(gain), reduction += red, max_gain = std::max(max_gain, gain), ++n;
+    log_cycles += std::log(cycle_gain), max_cycles = std::max(max_cycles, cycle_gain);
   }
+  double cycleGain() const { return std::exp(log_cycles / n); }
   void print(const char* what) const {
     if (n == 0) return;
     std::printf(
-        "over %s (%d): geomean spec-cost gain %.2fx (max %.2fx), mean HBM data-movement change "
-        "%.1f%%\n",
-        what, n, std::exp(log_gain / n), max_gain, -100 * reduction / n);
+        "over %s (%d): geomean spec-cost gain %.2fx (max %.2fx), cycle gain %.2fx (max %.2fx), "
+        "mean HBM data-movement change %.1f%%\n",
+        what, n, std::exp(log_gain / n), max_gain, cycleGain(), max_cycles, -100 * reduction / n);
   }
 };
 
@@ -173,8 +184,19 @@ struct Costs {
   int64_t instructions = 0, spec = 0, bytes = 0, hbm = 0;
 };
 
+// The programs of a kernel or of a library sequence; their cycles at a given latency are the sum
+// of each program's, run one after the other.
+using Programs = std::vector<std::shared_ptr<const oracle::Program>>;
+int64_t cyclesOf(const taidl::Isa& isa, const Programs& programs) {
+  int64_t sum = 0;
+  for (const auto& p : programs)
+    sum += backend::programCycles(isa, *p);
+  return sum;
+}
+
 struct Compiled {
   std::optional<Costs> costs;
+  std::shared_ptr<const oracle::Program> program;
   std::string error;  // the diagnostic's first line when it did not compile
   bool verified = false;
 };
@@ -190,6 +212,7 @@ Compiled compileText(const taidl::Isa& isa, const std::string& text, bool verify
     hlo::verifyModule(*m);
     backend::CompileResult r = backend::compile(isa, *m);
     c.costs = Costs{r.costs.instructions, r.costs.spec, r.costs.bytes, r.costs.hbm_bytes};
+    c.program = std::make_shared<const oracle::Program>(r.program);
     if (verify) c.verified = backend::verify(isa, *m, r.program, {.sets = 1, .seed = 3}).ok;
   } catch (const std::exception& e) {
     c.error = firstLine(e.what());
@@ -200,6 +223,7 @@ Compiled compileText(const taidl::Isa& isa, const std::string& text, bool verify
 // The library sequence: the kernel cut into separately compiled pieces.
 struct Library {
   std::optional<Costs> costs;
+  Programs programs;
   int pieces = 0;
   std::string error;
 };
@@ -301,12 +325,15 @@ Library librarySequence(const taidl::Isa& isa, const hlo::HloModule& m) {
         if (!changed && !is_output) changed = cuts.erase(piece_root) > 0;
         if (!changed) {
           // No library sequence at all: a partial sum would read as a (false) comparison.
-          return Library{std::nullopt, 0,
+          return Library{std::nullopt,
+                         {},
+                         0,
                          "piece '" + piece_root->name() + "' does not compile: " + c.error};
         }
         break;
       }
       ++lib.pieces;
+      lib.programs.push_back(c.program);
       Costs sum = lib.costs.value_or(Costs{});
       sum.instructions += c.costs->instructions;
       sum.spec += c.costs->spec;
@@ -354,9 +381,14 @@ int main(int argc, char** argv) {
   std::string filter;
   std::vector<Row> own;
   bool sizes = false;
+  std::vector<int64_t> latencies = {25, 50, 100, 200, 400};
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--latencies") == 0 && i + 1 < argc) {
+      latencies.clear();
+      for (std::string_view l : split(argv[++i], ','))
+        latencies.push_back(std::atoll(std::string(l).c_str()));
     } else if (std::strcmp(argv[i], "--sizes") == 0) {
       sizes = true;
     } else if (std::strcmp(argv[i], "--write-chain") == 0 && i + 1 < argc) {
@@ -371,9 +403,18 @@ int main(int argc, char** argv) {
   }
   if (sizes) return sizeSweep(TACIT_SOURCE_DIR, runs);
   std::map<std::string, taidl::Isa> isas;
-  std::printf("%-21s %5s | %6s %8s %8s %7s | %6s %8s %8s %7s %6s | %7s %7s | %9s %9s  %s\n",
-              "kernel", "nodes", "instr", "spec", "bytes", "hbm", "lib.in", "lib.spec", "lib.byte",
-              "lib.hbm", "pieces", "spec x", "hbm", "wall", "cpu", "verify");
+  std::printf(
+      "%-21s %5s | %6s %8s %8s %7s %7s | %6s %8s %8s %7s %7s %6s | %7s %7s %7s | %9s %9s  %s\n",
+      "kernel", "nodes", "instr", "spec", "bytes", "hbm", "cycles", "lib.in", "lib.spec",
+      "lib.byte", "lib.hbm", "lib.cyc", "pieces", "spec x", "cyc x", "hbm", "wall", "cpu",
+      "verify");
+  // The compositions' programs, for the latency sweep.
+  struct Swept {
+    const taidl::Isa* isa;
+    int reading;
+    Programs fused, library;
+  };
+  std::vector<Swept> swept;
   Summary multi_piece, per_operation, accumulated, all;
   std::vector<std::string> notes;
   for (const Row& row : own.empty() ? rows() : own) {
@@ -394,24 +435,29 @@ int main(int argc, char** argv) {
         isa, row.library_text.empty() ? *m : *hlo::parseModule(row.library_text, row.name));
     auto [wall_ms, cpu_ms] = medianCompileMs(isa, *m, runs);
     const Costs& f = *fused.costs;
-    std::printf("%-21s %5lld | %6lld %8lld %8lld %7lld | ", row.name.c_str(),
+    int64_t f_cycles = cyclesOf(isa, {fused.program});
+    std::printf("%-21s %5lld | %6lld %8lld %8lld %7lld %7lld | ", row.name.c_str(),
                 static_cast<long long>(nodes), static_cast<long long>(f.instructions),
                 static_cast<long long>(f.spec), static_cast<long long>(f.bytes),
-                static_cast<long long>(f.hbm));
+                static_cast<long long>(f.hbm), static_cast<long long>(f_cycles));
     if (lib.costs) {
       const Costs& l = *lib.costs;
+      int64_t l_cycles = cyclesOf(isa, lib.programs);
       double gain = static_cast<double>(l.spec) / static_cast<double>(f.spec);
+      double cycle_gain = static_cast<double>(l_cycles) / static_cast<double>(f_cycles);
       double red = 1.0 - static_cast<double>(f.hbm) / static_cast<double>(l.hbm);
-      std::printf("%6lld %8lld %8lld %7lld %6d | %6.2fx %6.1f%% | ",
+      std::printf("%6lld %8lld %8lld %7lld %7lld %6d | %6.2fx %6.2fx %6.1f%% | ",
                   static_cast<long long>(l.instructions), static_cast<long long>(l.spec),
-                  static_cast<long long>(l.bytes), static_cast<long long>(l.hbm), lib.pieces, gain,
-                  -100 * red);
-      all.add(gain, red);
-      if (lib.pieces > 1) multi_piece.add(gain, red);
-      if (row.reading & kPerOperation) per_operation.add(gain, red);
-      if (row.reading & kAccumulated) accumulated.add(gain, red);
+                  static_cast<long long>(l.bytes), static_cast<long long>(l.hbm),
+                  static_cast<long long>(l_cycles), lib.pieces, gain, cycle_gain, -100 * red);
+      all.add(gain, red, cycle_gain);
+      if (lib.pieces > 1) multi_piece.add(gain, red, cycle_gain);
+      if (row.reading & kPerOperation) per_operation.add(gain, red, cycle_gain);
+      if (row.reading & kAccumulated) accumulated.add(gain, red, cycle_gain);
+      if (row.reading != kNone) swept.push_back({&isa, row.reading, {fused.program}, lib.programs});
     } else {
-      std::printf("%6s %8s %8s %7s %6s | %7s %7s | ", "-", "-", "-", "-", "-", "-", "-");
+      std::printf("%6s %8s %8s %7s %7s %6s | %7s %7s %7s | ", "-", "-", "-", "-", "-", "-", "-",
+                  "-", "-");
       notes.push_back(row.name + ": no library sequence: " + lib.error);
     }
     std::printf("%6.1f ms %6.1f ms  %s\n", wall_ms, cpu_ms, fused.verified ? "ok" : "MISMATCH");
@@ -426,6 +472,27 @@ int main(int argc, char** argv) {
       "the 9 compositions, sums accumulated in int32 (`acc` rows; the library sequence "
       "saturates every operation)");
   all.print("all compiled kernels");
+  // The sweep: the compositions' cycle gains at each memory latency (the programs are the same;
+  // only the timing parameter changes).
+  if (!swept.empty() && swept.front().isa->findParam("MEM_LATENCY") >= 0 && !latencies.empty()) {
+    std::printf(
+        "\ncycle gains of the 9 compositions against MEM_LATENCY (geomean, max):\n"
+        "%8s | %-21s | %-21s\n",
+        "latency", "every op saturating", "accumulated in int32");
+    for (int64_t latency : latencies) {
+      taidl::Isa at = taidl::loadIsaFile(path("isa/gemmini.taidl"), {{"MEM_LATENCY", latency}});
+      Summary per_op, acc;
+      for (const Swept& w : swept) {
+        if (w.isa->name != at.name) continue;
+        double g = static_cast<double>(cyclesOf(at, w.library)) /
+                   static_cast<double>(cyclesOf(at, w.fused));
+        if (w.reading & kPerOperation) per_op.add(1, 0, g);
+        if (w.reading & kAccumulated) acc.add(1, 0, g);
+      }
+      std::printf("%8lld | %9.2fx (%.2fx)    | %9.2fx (%.2fx)\n", static_cast<long long>(latency),
+                  per_op.cycleGain(), per_op.max_cycles, acc.cycleGain(), acc.max_cycles);
+    }
+  }
   for (const std::string& n : notes)
     std::printf("note: %s\n", n.c_str());
   return 0;

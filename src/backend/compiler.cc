@@ -126,8 +126,12 @@ CompileResult compile(const isel::Target& target, const hlo::HloModule& kernel,
       return std::move(*tiles);
   }
   if (options.piecewise && !options.after_saturation) {
-    if (std::optional<CompileResult> pieces = compilePiecewise(target, kernel, options, deadline))
+    if (std::optional<CompileResult> pieces = compilePiecewise(target, kernel, options, deadline)) {
+      // Its parts were ranked on their own; the joined program's cycles are measured whole.
+      if (pieces->model == CostModel::kCycles)
+        pieces->costs.cycles = programCycles(target.isa(), pieces->program);
       return std::move(*pieces);
+    }
   }
   return compileKernel(target, kernel, options, {}, deadline);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "taidl/expr.h"
+#include "timing/timing.h"
 
 namespace tacit::backend {
 
@@ -14,12 +15,14 @@ std::string_view costModelName(CostModel m) {
       return "spec";
     case CostModel::kBytes:
       return "bytes";
+    case CostModel::kCycles:
+      return "cycles";
   }
   return "count";
 }
 
 std::optional<CostModel> parseCostModel(std::string_view name) {
-  for (CostModel m : {CostModel::kCount, CostModel::kSpec, CostModel::kBytes}) {
+  for (CostModel m : {CostModel::kCount, CostModel::kSpec, CostModel::kBytes, CostModel::kCycles}) {
     if (costModelName(m) == name) return m;
   }
   return std::nullopt;
@@ -87,6 +90,7 @@ int64_t callCost(CostModel model, const taidl::Isa& isa, const isel::UnitSet& un
     case CostModel::kCount:
       return instructions(isa, u);
     case CostModel::kSpec:
+    case CostModel::kCycles:  // a call's cycles depend on the whole program: its spec cost
       return specCost(sym, attrs);
     case CostModel::kBytes:
       return bytesMoved(sym, graph, node);
@@ -117,6 +121,14 @@ ProgramCosts callCosts(const taidl::Isa& isa, const isel::UnitSet& units,
   c.hbm_bytes =
       hbmBytes(isa, u.semantics->cases[static_cast<size_t>(node.case_index)], graph, node);
   return c;
+}
+
+int64_t programCycles(const taidl::Isa& isa, const oracle::Program& program) {
+  std::map<std::string, hlo::Literal> inputs;
+  for (const oracle::Tensor& t : program.tensors) {
+    if (t.kind == oracle::TensorKind::kInput) inputs.emplace(t.name, hlo::Literal(t.shape));
+  }
+  return timing::simulate(isa, program, inputs).cycles;
 }
 
 ProgramCosts measure(const taidl::Isa& isa, const isel::UnitSet& units, const isel::PiiGraph& graph,

@@ -150,7 +150,9 @@ const std::vector<CommandLineOption>& compileFlags() {
   static const std::vector<CommandLineOption> flags = {
       {"output", "OUT", "write the program here (default: stdout)", false, false, "o"},
       {"emit", "FORMAT", "tasm, py or json"},
-      {"cost", "MODEL", "count, spec (default when the spec has costs) or bytes"},
+      {"cost", "MODEL",
+       "count, spec (default when the spec has costs), bytes or cycles (the timing model, "
+       "docs/timing.md)"},
       {"verify", "N", "check the program on the oracle with N random input sets", false, true},
       {"seed", "SEED", "random input seed for --verify"},
       {"atol", "X", "absolute tolerance for float results in --verify"},
@@ -232,7 +234,7 @@ CompileRequest makeCompileRequest(std::string kernel_path, const FlagValues& fla
   r.rtol = doubleValue(flags, "rtol");
 
   if (auto m = get("cost")) {
-    if (!parseCostModel(*m)) fail("--cost expects count, spec or bytes, got '" + *m + "'");
+    if (!parseCostModel(*m)) fail("--cost expects count, spec, bytes or cycles, got '" + *m + "'");
     r.cost_model = *m;
   }
   if (auto s = doubleValue(flags, "time-limit")) {

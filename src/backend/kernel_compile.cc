@@ -104,12 +104,19 @@ class CandidateSearch {
     ++stats_.allocated;
     ProgramCosts costs = hooks_.costs ? hooks_.costs(graph, allocation)
                                       : measure(target_.isa(), target_.units(), graph, allocation);
+    std::optional<oracle::Program> program;
+    if (model_ == CostModel::kCycles) {
+      program = buildProgram(target_.isa(), target_.units(), graph, allocation, selector_.kernel(),
+                             kernel_.name());
+      costs.cycles = programCycles(target_.isa(), *program);
+    }
     if (best_ && !costs.betterThan(best_->costs, model_)) return;
     stats_.best_candidate = stats_.candidates;
     best_.emplace();
     best_->graph = std::move(graph);
     best_->allocation = std::move(allocation);
     best_->costs = costs;
+    if (program) best_->program = std::move(*program);
   }
 
   // Phase 1 may have used the whole time limit: whether it found a candidate decides what the
@@ -190,8 +197,12 @@ CompileResult compileKernel(const isel::Target& target, const hlo::HloModule& ke
   result.graph = std::move(best.graph);
   result.allocation = std::move(best.allocation);
   result.costs = best.costs;
-  result.program = buildProgram(isa, target.units(), result.graph, result.allocation,
-                                selector.kernel(), kernel.name());
+  if (result.model == CostModel::kCycles) {
+    result.program = std::move(best.program);  // built to be measured
+  } else {
+    result.program = buildProgram(isa, target.units(), result.graph, result.allocation,
+                                  selector.kernel(), kernel.name());
+  }
   stats.total_seconds = since(start);
   return result;
 }

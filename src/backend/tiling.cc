@@ -168,6 +168,9 @@ std::optional<CompileResult> compileTiled(const isel::Target& target, const hlo:
         ++kernels;
       }
     }
+    // Cycles are the whole loop nest's (tiles overlap or wait for each other): simulated.
+    if (r.model == CostModel::kCycles)
+      r.costs.cycles = programCycles(target.isa(), program.program());
     if (best && !r.costs.betterThan(best->costs, r.model)) continue;
     r.program = program.take();
     r.graph = tiles.front().steps.back().compiled.graph;

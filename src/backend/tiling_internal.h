@@ -79,6 +79,7 @@ class TiledProgram {
   // call violates).
   std::string build(const std::vector<OutputTile>& tiles, const TileSchedule& schedule,
                     const std::string& name);
+  const oracle::Program& program() const { return *program_; }
   oracle::Program take() { return std::move(*program_); }
 
  private:

@@ -194,6 +194,15 @@ Report Simulator::report() const {
   return r;
 }
 
+int64_t Simulator::memoryBytes() const {
+  size_t bytes = events_.capacity() * sizeof(Event) + port_.size() * 48;  // a map node
+  for (const std::vector<Granule>& g : granules_)
+    bytes += g.capacity() * sizeof(Granule);
+  for (const EngineState& e : engines_)
+    bytes += e.in_queue.capacity() * sizeof(int64_t);
+  return static_cast<int64_t>(bytes);
+}
+
 Report simulate(const taidl::Isa& isa, const oracle::Program& program,
                 const std::map<std::string, hlo::Literal>& inputs, Simulator* simulator) {
   Simulator local(isa);

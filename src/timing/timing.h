@@ -89,6 +89,8 @@ class Simulator {
   void add(const oracle::TraceEvent& e);
 
   Report report() const;
+  // Bytes the simulator holds: the dependency granules, the port calendar, the kept events.
+  int64_t memoryBytes() const;
   const std::vector<Event>& events() const { return events_; }
   bool eventsTruncated() const { return truncated_; }
   // The kept events in Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev): one track

@@ -150,7 +150,8 @@ TEST_F(Driver, CommandLineErrors) {
             "error: --verify expects a number of random input sets (1..10000), got '0'\n"},
            {{k, "--seed", "zz"}, "error: --seed expects an integer, got 'zz'\n"},
            {{k, "--atol", "q"}, "error: --atol expects a number, got 'q'\n"},
-           {{k, "--cost", "nope"}, "error: --cost expects count, spec or bytes, got 'nope'\n"},
+           {{k, "--cost", "nope"},
+            "error: --cost expects count, spec, bytes or cycles, got 'nope'\n"},
            {{k, "--time-limit", "0"},
             "error: --time-limit expects seconds in (0, 3600], got 0.000000\n"},
        }) {
