@@ -1,7 +1,8 @@
 // libFuzzer target for the .taidl front end. Any input may be rejected with a DiagnosticError;
 // anything else escaping is a bug. Accepted input must print canonically to a fixed point; a
 // spec that loads must load again from its printed form; every instruction of a loaded spec is
-// walked (and specialised) at the low end of its attribute ranges without crashing.
+// walked (and specialised) at the low end of its attribute ranges, and its timing clause
+// evaluated there, without crashing.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -51,6 +52,15 @@ void exercise(const Isa& isa) {
       if (constantElements(inst.body, EvalEnv{attrs, regs, loops}) > (1 << 16)) continue;
       specialize(isa, static_cast<int32_t>(i), walked.key);
     } catch (const tacit::DiagnosticError&) {
+    }
+    // The timing clause, as the timing model evaluates it (docs/timing.md).
+    if (inst.timing) {
+      for (const Expr* e : {&inst.timing->expr, &inst.timing->expr2, &inst.timing->expr3}) {
+        try {
+          if (!e->empty()) evalExpr(*e, EvalEnv{attrs, {}, {}});
+        } catch (const ExprError&) {
+        }
+      }
     }
   }
 }

@@ -72,8 +72,8 @@ size_t lines(const std::string& s) {
 
 int sizeSweep(const std::string& source_dir, int runs) {
   const taidl::Isa gemmini = taidl::loadIsaFile(source_dir + "/isa/gemmini.taidl");
-  std::printf("%-22s %-44s %5s %9s %10s %10s | %9s %9s  %s\n", "kernel (gemmini DIM=16)",
-              "schedule", "lines", "instr", "spec", "hbm", "wall", "cpu", "verify");
+  std::printf("%-22s %-44s %5s %9s %10s %10s %10s | %9s %9s  %s\n", "kernel (gemmini DIM=16)",
+              "schedule", "lines", "instr", "spec", "hbm", "cycles", "wall", "cpu", "verify");
   struct Size {
     int64_t m, k, n;
   };
@@ -109,9 +109,11 @@ int sizeSweep(const std::string& source_dir, int runs) {
     std::string schedule = r->schedule ? r->schedule->json() : "whole\n";
     schedule.pop_back();
     const bool ok = backend::verify(gemmini, *m, r->program, {.sets = 1, .seed = 3}).ok;
-    std::printf("%-22s %-44s %5zu %9lld %10lld %10lld | %6.1f ms %6.1f ms  %s\n", name.c_str(),
-                schedule.substr(0, 44).c_str(), lines(text), static_cast<long long>(e.instructions),
-                static_cast<long long>(e.cost), static_cast<long long>(e.hbm),
+    std::printf("%-22s %-44s %5zu %9lld %10lld %10lld %10lld | %6.1f ms %6.1f ms  %s\n",
+                name.c_str(), schedule.substr(0, 44).c_str(), lines(text),
+                static_cast<long long>(e.instructions), static_cast<long long>(e.cost),
+                static_cast<long long>(e.hbm),
+                static_cast<long long>(backend::programCycles(gemmini, r->program)),
                 wall[wall.size() / 2], cpu[cpu.size() / 2], ok ? "ok" : "MISMATCH");
     std::fflush(stdout);
     if (wide) at512 = r->program;
@@ -121,8 +123,9 @@ int sizeSweep(const std::string& source_dir, int runs) {
   const oracle::Program exo =
       oracle::parseProgramFile(gemmini, source_dir + "/examples/gemmini/exo_512x512x512.tasm");
   const Executed x = execute(gemmini, exo);
-  std::printf("%-22s %-44s %5zu %9lld %10lld %10lld\n", "512x512x512 s32 out", "Exo (hand)",
+  std::printf("%-22s %-44s %5zu %9lld %10lld %10lld %10lld\n", "512x512x512 s32 out", "Exo (hand)",
               lines(oracle::printProgram(gemmini, exo)), static_cast<long long>(x.instructions),
-              static_cast<long long>(x.cost), static_cast<long long>(x.hbm));
+              static_cast<long long>(x.cost), static_cast<long long>(x.hbm),
+              static_cast<long long>(backend::programCycles(gemmini, exo)));
   return 0;
 }

@@ -44,6 +44,7 @@ std::string TileSchedule::json() const {
   if (contraction > 0)
     out += ", \"contraction\": " + std::to_string(contraction) +
            ", \"accumulator\": " + quote(accumulator, Escapes::kJson);
+  if (buffers != 1) out += ", \"buffers\": " + std::to_string(buffers);
   return out + "}\n";
 }
 
@@ -71,9 +72,10 @@ TileSchedule TileSchedule::parse(const std::string& text, const std::string& fil
   }
   if (!j.is_object()) fail(file, {1, 1}, "a schedule is a JSON object");
   for (const auto& [key, value] : j.items()) {
-    if (key != "tile" && key != "order" && key != "contraction" && key != "accumulator")
+    if (key != "tile" && key != "order" && key != "contraction" && key != "accumulator" &&
+        key != "buffers")
       fail(file, {1, 1}, "unknown schedule member \"" + key + "\"",
-           "members: tile, order, contraction, accumulator");
+           "members: tile, order, contraction, accumulator, buffers");
   }
   TileSchedule s{integers(j, "tile", file), integers(j, "order", file), 0, ""};
   if (auto c = j.find("contraction"); c != j.end()) {
@@ -87,6 +89,13 @@ TileSchedule TileSchedule::parse(const std::string& text, const std::string& fil
     s.accumulator = a->get<std::string>();
   } else if (j.contains("accumulator")) {
     fail(file, {1, 1}, "\"accumulator\" without \"contraction\"");
+  }
+  if (auto b = j.find("buffers"); b != j.end()) {
+    if (!b->is_number_integer() || b->get<int64_t>() < 1 || b->get<int64_t>() > kMaxBuffers)
+      fail(file, {1, 1},
+           "\"buffers\" is a number of copies in [1, " + std::to_string(kMaxBuffers) + "], not " +
+               b->dump());
+    s.buffers = b->get<int64_t>();
   }
   return s;
 }

@@ -9,15 +9,20 @@
 namespace tacit::backend {
 
 // The tile size per result dimension, the loop order (result dimensions, outermost first; a split
-// contraction's loop is innermost), and optionally the block a kernel's one integer dot contracts
-// per step, with the on-chip buffer that carries the partial sums from step to step.
+// contraction's loop is innermost), optionally the block a kernel's one integer dot contracts
+// per step, with the on-chip buffer that carries the partial sums from step to step, and how many
+// copies of a tile kernel's on-chip data take turns over iterations of its innermost loop
+// (2: double buffering; docs/backend.md "Tiled compilation").
 struct TileSchedule {
   std::vector<int64_t> tile;
   std::vector<int64_t> order;
   int64_t contraction = 0;  // 0: the contraction whole in every tile
   std::string accumulator;  // a buffer of the ISA (with contraction)
+  int64_t buffers = 1;      // 1 to kMaxBuffers
+  static constexpr int64_t kMaxBuffers = 8;
   friend bool operator==(const TileSchedule&, const TileSchedule&) = default;
   // {"tile": [16, 16], "order": [0, 1]}, plus "contraction": 64, "accumulator": "acc" when split
+  // and "buffers": N when buffered more than once
   std::string json() const;
   // Parses a JSON object with those members (tile and order required); anything else is a
   // DiagnosticError at `file`, line and column. Whether it fits a kernel is compileTiled's check.

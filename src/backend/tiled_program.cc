@@ -27,35 +27,48 @@ std::string TiledProgram::build(const std::vector<OutputTile>& tiles, const Tile
     for (const StepKernel& k : t.steps)
       local += localBytes(k, layout_);
   }
+  accumulator_ = accumulatorBuffer(target_.isa(), schedule);
   program_.emplace(name, layout_.io_bytes + local);
   for (const oracle::Tensor& t : tiles.front().steps.back().compiled.program.tensors) {
     if (t.kind == oracle::TensorKind::kInput) program_->addInput(t.name, t.addr, t.shape);
     if (t.kind == oracle::TensorKind::kOutput) program_->addOutput(t.name, t.addr, t.shape);
   }
+  const bool doubled = schedule.buffers > 1;
   int64_t base = layout_.io_bytes;
   size_t index = 0;
   for (const OutputTile& t : tiles) {
     // The output loops in the schedule's order, then (inside) a split contraction's.
     const size_t rank = t.kind.sizes.size();
-    std::vector<std::optional<uint32_t>> depth_of(rank + 1);
-    std::vector<int64_t> extents;
+    std::vector<int64_t> looped;
     for (int64_t d : schedule.order) {
-      if (!t.kind.looped(static_cast<size_t>(d))) continue;
-      depth_of[static_cast<size_t>(d)] = static_cast<uint32_t>(extents.size());
-      extents.push_back(t.kind.count[static_cast<size_t>(d)]);
+      if (t.kind.looped(static_cast<size_t>(d))) looped.push_back(d);
+    }
+    // Multiple buffering unrolls the innermost loop around one kernel: a split contraction's, or
+    // the innermost output loop of a tile computed by one kernel.
+    const bool own_output_loop =
+        doubled && t.steps.size() == 1 && !looped.empty() &&
+        !(t.steps[0].kind.sizes.size() > rank && t.steps[0].kind.looped(rank));
+    TileIndices index_of(rank + 1);
+    std::vector<int64_t> extents;
+    for (size_t i = 0; i + (own_output_loop ? 1 : 0) < looped.size(); ++i) {
+      const auto d = static_cast<size_t>(looped[i]);
+      index_of[d] = TileIndex{static_cast<uint32_t>(extents.size())};
+      extents.push_back(t.kind.count[d]);
       program_->beginLoop("t" + std::to_string(d), 0, extents.back());
     }
     for (const StepKernel& k : t.steps) {
-      std::vector<std::optional<uint32_t>> depths = depth_of;
-      std::vector<int64_t> inner = extents;
-      const bool looped = k.kind.sizes.size() > rank && k.kind.looped(rank);
-      if (looped) {
-        depths[rank] = static_cast<uint32_t>(inner.size());
-        inner.push_back(k.kind.count[rank]);
-        program_->beginLoop("k", 0, inner.back());
+      std::string why;
+      if (own_output_loop) {
+        const auto d = static_cast<size_t>(looped.back());
+        why = emitLoop(k, index_of, extents, d, t.kind.count[d], "t" + std::to_string(d),
+                       schedule.buffers, base, index++);
+      } else if (k.kind.sizes.size() > rank && k.kind.looped(rank)) {
+        why = emitLoop(k, index_of, extents, rank, k.kind.count[rank], "k", schedule.buffers, base,
+                       index++);
+      } else {
+        why = emitStep(k, index_of, extents, base, index++, {}, true);
       }
-      if (std::string why = emitStep(k, depths, inner, base, index++); !why.empty()) return why;
-      if (looped) program_->endLoop();
+      if (!why.empty()) return why;
       base += localBytes(k, layout_);
     }
     for (size_t i = 0; i < extents.size(); ++i)
@@ -64,14 +77,99 @@ std::string TiledProgram::build(const std::vector<OutputTile>& tiles, const Tile
   return "";
 }
 
-// One tile kernel's calls, its HBM addresses moved with the open loops (`depth_of`: the loop
-// variable of each loop dimension); `base` is where its constants and HBM scratch go.
-std::string TiledProgram::emitStep(const StepKernel& k,
-                                   const std::vector<std::optional<uint32_t>>& depth_of,
-                                   const std::vector<int64_t>& extents, int64_t base,
+std::string TiledProgram::emitLoop(const StepKernel& k, TileIndices index_of,
+                                   std::vector<int64_t> extents, size_t dim, int64_t n,
+                                   const std::string& var, int64_t buffers, int64_t base,
                                    size_t index) {
+  const int64_t copies = std::min(buffers, n);
+  std::optional<OnChipShift> apart;
+  if (copies > 1) {
+    apart = onChipShift(k, copies);
+    if (!apart) return "the copies of a kernel's on-chip data do not fit";
+  }
+  const auto depth = static_cast<uint32_t>(extents.size());
+  if (!apart || apart->empty()) {  // one copy (nothing on chip moves: one is all there is)
+    index_of[dim] = TileIndex{depth};
+    extents.push_back(n);
+    program_->beginLoop(var, 0, n);
+    if (std::string why = emitStep(k, index_of, extents, base, index, {}, true); !why.empty())
+      return why;
+    program_->endLoop();
+    return "";
+  }
+  // Copy c works on the data moved c times `apart`.
+  auto shifted = [&](int64_t c) {
+    OnChipShift out = *apart;
+    for (auto& [buffer, by] : out)
+      by *= c;
+    return out;
+  };
+  // Groups of `copies` iterations, copy c on its own data; the remainder's tiles after them.
+  extents.push_back(n / copies);
+  program_->beginLoop(var, 0, n / copies);
+  for (int64_t c = 0; c < copies; ++c) {
+    index_of[dim] = TileIndex{depth, copies, c};
+    if (std::string why = emitStep(k, index_of, extents, base, index, shifted(c), c == 0);
+        !why.empty())
+      return why;
+  }
+  program_->endLoop();
+  extents.pop_back();
+  for (int64_t c = 0; c < n % copies; ++c) {
+    index_of[dim] = TileIndex{std::nullopt, 1, n / copies * copies + c};
+    if (std::string why = emitStep(k, index_of, extents, base, index, shifted(c), false);
+        !why.empty())
+      return why;
+  }
+  return "";
+}
+
+// Per on-chip buffer the kernel addresses (not the accumulator, whose partial sums stay where
+// they are), the extent of what it uses along the buffer's last access dimension: copies that
+// far apart are disjoint. None if `copies` copies do not fit in the buffer.
+std::optional<TiledProgram::OnChipShift> TiledProgram::onChipShift(const StepKernel& k,
+                                                                   int64_t copies) const {
   const CompileResult& c = k.compiled;
-  const int64_t shift = base - layout_.io_bytes;
+  const taidl::Isa& isa = target_.isa();
+  std::map<int32_t, std::pair<int64_t, int64_t>> used;  // buffer -> [lo, hi)
+  for (int32_t n : c.allocation.order) {
+    const isel::PiiNode& node = c.graph.nodes[static_cast<size_t>(n)];
+    const std::vector<int64_t>& attrs = c.allocation.placement.attrs[static_cast<size_t>(n)];
+    alloc::CallInfo info = alloc::callInfo(target_.units(), node);
+    for (const std::vector<alloc::SliceInfo>* slices : {&info.inputs, &info.outputs}) {
+      for (const alloc::SliceInfo& s : *slices) {
+        const taidl::Buffer& b = isa.buffers[static_cast<size_t>(s.buffer)];
+        if (b.is_hbm || s.buffer == accumulator_ || s.starts.empty()) continue;
+        const alloc::AffineStart& a = s.starts.back();
+        int64_t at = a.constant;
+        for (const auto& [slot, coeff] : a.terms)
+          at += coeff * attrs[static_cast<size_t>(slot)];
+        auto [it, fresh] = used.emplace(s.buffer, std::pair{at, at + s.extents.back()});
+        if (!fresh) {
+          it->second.first = std::min(it->second.first, at);
+          it->second.second = std::max(it->second.second, at + s.extents.back());
+        }
+      }
+    }
+  }
+  OnChipShift out;
+  for (const auto& [buffer, range] : used) {
+    const int64_t size = isa.buffers[static_cast<size_t>(buffer)].access.back();
+    const int64_t extent = range.second - range.first;
+    if (range.second + (copies - 1) * extent > size) return std::nullopt;
+    out[buffer] = extent;
+  }
+  return out;
+}
+
+// One tile kernel's calls, its HBM addresses moved with the open loops (`index_of`: the tile of
+// each loop dimension) and its on-chip data by `shift`; `base` is where its constants and HBM
+// scratch go (its constants are added once, with `constants`).
+std::string TiledProgram::emitStep(const StepKernel& k, const TileIndices& index_of,
+                                   const std::vector<int64_t>& extents, int64_t base, size_t index,
+                                   const OnChipShift& shift, bool constants) {
+  const CompileResult& c = k.compiled;
+  const int64_t local = base - layout_.io_bytes;
   std::optional<std::vector<HbmTensor>> found = hbmTensors(k);
   if (!found) return "a window does not move by one byte shift per tile";
   const std::vector<HbmTensor>& tensors = *found;
@@ -79,13 +177,16 @@ std::string TiledProgram::emitStep(const StepKernel& k,
   auto moveOf = [&](const HbmTensor& t) {
     Affine delta;
     for (size_t d = 0; d < t.step.size(); ++d) {
-      if (depth_of[d] && t.step[d] != 0) delta = delta + Affine::var(*depth_of[d], t.step[d]);
+      if (!index_of[d] || t.step[d] == 0) continue;
+      const TileIndex& i = *index_of[d];
+      delta = delta + Affine(t.step[d] * i.offset);
+      if (i.depth) delta = delta + Affine::var(*i.depth, t.step[d] * i.scale);
     }
     return delta;
   };
   for (const oracle::Tensor& t : c.program.tensors) {
-    if (t.kind == oracle::TensorKind::kConst)
-      program_->addConst("t" + std::to_string(index) + "_" + t.name, t.addr + shift, t.value);
+    if (constants && t.kind == oracle::TensorKind::kConst)
+      program_->addConst("t" + std::to_string(index) + "_" + t.name, t.addr + local, t.value);
   }
   std::vector<std::vector<Affine>> calls;
   for (int32_t n : c.allocation.order) {
@@ -102,17 +203,25 @@ std::string TiledProgram::emitStep(const StepKernel& k,
     for (const std::vector<alloc::SliceInfo>* slices : {&info.inputs, &info.outputs}) {
       for (const alloc::SliceInfo& s : *slices) {
         const bool hbm = target_.isa().buffers[static_cast<size_t>(s.buffer)].is_hbm;
-        for (const alloc::AffineStart& a : s.starts) {
+        for (size_t dim = 0; dim < s.starts.size(); ++dim) {
+          const alloc::AffineStart& a = s.starts[dim];
           if (!hbm) {
+            // The second copy of double buffering moves along the last access dimension.
+            auto moved = shift.find(s.buffer);
+            const int64_t by =
+                moved != shift.end() && dim + 1 == s.starts.size() ? moved->second : 0;
+            if (by != 0 && a.terms.size() != 1) return "an on-chip address no one attribute sets";
             for (const auto& [slot, coeff] : a.terms) {
-              if (!require(slot, Affine())) return "an on-chip address moves with an HBM one";
+              if (by % coeff != 0) return "an on-chip shift the attribute cannot take";
+              if (!require(slot, Affine(by / coeff)))
+                return "an on-chip address moves with another one";
             }
             continue;
           }
           int64_t at = a.constant;
           for (const auto& [slot, coeff] : a.terms)
             at += coeff * attrs[static_cast<size_t>(slot)];
-          Affine delta = shift;
+          Affine delta = local;
           if (at < layout_.io_bytes) {
             auto t = std::find_if(tensors.begin(), tensors.end(), [&](const HbmTensor& x) {
               return at >= x.offset && at < x.offset + x.bytes;

@@ -2,6 +2,7 @@
 // loop nest that repeats the tile kernels' programs (tiled_program.cc).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -87,14 +88,32 @@ class TiledProgram {
     int64_t offset = 0, bytes = 0;
     std::vector<int64_t> step;  // per loop dimension: the window's byte shift from tile to tile
   };
-  std::string emitStep(const StepKernel& k, const std::vector<std::optional<uint32_t>>& depth_of,
-                       const std::vector<int64_t>& extents, int64_t base, size_t index);
+  // Which tile of a loop dimension an emitted call works on: scale * (loop variable at `depth`)
+  // + offset; no depth: the fixed tile `offset` (an iteration after an unrolled loop).
+  struct TileIndex {
+    std::optional<uint32_t> depth;
+    int64_t scale = 1, offset = 0;
+  };
+  using TileIndices = std::vector<std::optional<TileIndex>>;  // per loop dimension; none: tile 0
+  // Per on-chip buffer, how far a copy of a kernel's data lies from the first along the buffer's
+  // last access dimension (multiple buffering).
+  using OnChipShift = std::map<int32_t, int64_t>;
+  std::string emitStep(const StepKernel& k, const TileIndices& index_of,
+                       const std::vector<int64_t>& extents, int64_t base, size_t index,
+                       const OnChipShift& shift, bool constants);
+  // `k` over the `n` tiles of dimension `dim`, in a loop of its own: with `buffers` > 1 unrolled
+  // by that many, copy c's on-chip data moved c extents past the first's (when they can move).
+  std::string emitLoop(const StepKernel& k, TileIndices index_of, std::vector<int64_t> extents,
+                       size_t dim, int64_t n, const std::string& var, int64_t buffers, int64_t base,
+                       size_t index);
+  std::optional<OnChipShift> onChipShift(const StepKernel& k, int64_t copies) const;
   std::optional<std::vector<HbmTensor>> hbmTensors(const StepKernel& k) const;
   std::string checkRequires(const isel::Unit& u, const std::vector<oracle::Affine>& attrs,
                             const std::vector<int64_t>& extents);
 
   const isel::Target& target_;
   const isel::ImportedKernel& layout_;
+  int32_t accumulator_ = -1;  // the schedule's accumulator buffer: its data never move
   std::optional<oracle::Program> program_;
   std::map<int32_t, std::vector<taidl::Expr>> constraints_;
 };

@@ -142,7 +142,18 @@ std::vector<TileSchedule> scheduleSpace(const taidl::Isa& isa, const std::vector
       out.push_back(std::move(x));
     }
   }
-  return out;
+  // Each schedule with four, two and one copies of its kernels' on-chip data (docs/backend.md,
+  // "Multiple buffering"), as many as fit first: the spec's costs cannot tell them apart, so
+  // the first that fits is kept unless the cost model (cycles) prefers another.
+  std::vector<TileSchedule> buffered;
+  for (const TileSchedule& s : out) {
+    for (int64_t copies : {4, 2, 1}) {
+      TileSchedule x = s;
+      x.buffers = copies;
+      buffered.push_back(std::move(x));
+    }
+  }
+  return buffered;
 }
 
 void checkSchedule(const taidl::Isa& isa, const TileSchedule& s, const std::vector<int64_t>& dims,
@@ -161,6 +172,9 @@ void checkSchedule(const taidl::Isa& isa, const TileSchedule& s, const std::vect
       fail(what + ": the loop order is not a permutation of the result dimensions");
     seen[static_cast<size_t>(o)] = true;
   }
+  if (s.buffers < 1 || s.buffers > TileSchedule::kMaxBuffers)
+    fail(what + ": buffers is a number of copies in [1, " +
+         std::to_string(TileSchedule::kMaxBuffers) + "], not " + std::to_string(s.buffers));
   if (s.contraction == 0) return;
   if (!contraction || !hlo::isInteger(contraction->type))
     fail(what +

@@ -361,14 +361,33 @@ class Machine::Impl {
     const int64_t* off =
         exec_.place(*e, walk_, attrs, s.walk.site, options_.clamp, state_.hbm_bytes);
     touched_.clear();
-    for (size_t i = 0; i < e->touches.size(); ++i) {
-      const Entry::Touch& t = e->touches[i];
-      touched_.push_back(TouchedRange{t.buffer, t.write, off[i], t.span_bytes});
-    }
+    for (size_t i = 0; i < e->touches.size(); ++i)
+      appendRuns(e->accesses[i], e->touches[i].write, off[i]);
     TraceEvent ev{&isa_,           inst,       attrs,   macro, s.walk.site.file,
                   s.walk.site.loc, walk_.cost, touched_};
     options_.trace(ev);
     exec_.executePlaced(*e, state_, off);
+  }
+
+  // The contiguous byte runs of one slice at byte offset `base` (TouchedRange), in order; a slice
+  // of more than kMaxTouchedRuns runs is reported as its span.
+  void appendRuns(const detail::AccessPlan& a, bool write, int64_t base) {
+    if (a.span_bytes == 0) return;
+    if (a.outer == 0 || a.runs > kMaxTouchedRuns) {
+      touched_.push_back(TouchedRange{a.buffer, write, base, a.span_bytes});
+      return;
+    }
+    int64_t idx[taidl::kMaxRank] = {};
+    for (int64_t r = 0; r < a.runs; ++r) {
+      int64_t off = 0;
+      for (size_t k = 0; k < a.outer; ++k)
+        off += idx[k] * a.stride[k];
+      touched_.push_back(TouchedRange{a.buffer, write, base + off * a.elem, a.run_bytes});
+      for (size_t k = a.outer; k-- > 0;) {
+        if (++idx[k] < a.extent[k]) break;
+        idx[k] = 0;
+      }
+    }
   }
 
   void count(Entry& e, int32_t inst) { count(e, inst, walk_.cost); }

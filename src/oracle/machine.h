@@ -41,8 +41,11 @@
 
 namespace tacit::oracle {
 
-// A byte range an executed instruction reads or writes: the span of one of its slices in its
-// buffer (HBM slices are contiguous; a slice of an on-chip buffer spans whole units).
+// A contiguous byte range an executed instruction reads or writes: one run of one of its slices
+// (an HBM slice is one run; a slice of a multi-dimensional buffer is one run per row it covers
+// partly, e.g. a tile of 128 partitions at a column offset is 128 runs). A slice of more than
+// kMaxTouchedRuns runs is reported as its span, first to last byte.
+inline constexpr int64_t kMaxTouchedRuns = 4096;
 struct TouchedRange {
   int32_t buffer = -1;  // 0 = HBM
   bool write = false;
@@ -59,7 +62,7 @@ struct TraceEvent {
   std::string_view file;
   SourceLoc loc;                          // the program statement
   int64_t cost = 0;                       // the spec's cost expression for this execution
-  std::span<const TouchedRange> touched;  // what it reads and writes, in its slices' order
+  std::span<const TouchedRange> touched;  // the runs it reads and writes, in its slices' order
   // "file:line: name(a=1, b=2)" (+ "  [macro m]").
   std::string text() const;
 };

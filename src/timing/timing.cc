@@ -17,9 +17,9 @@ int64_t ceilDiv(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
-// Dependencies of HBM are tracked per this many bytes when no memory interface names its request
-// size (a cache line).
-constexpr int64_t kDefaultHbmGranule = 64;
+// Segments whose last use ends before the dispatch time cannot delay any later instruction; they
+// are dropped every this many instructions (bounding the tracked ranges by what is in flight).
+constexpr int64_t kForgetEvery = 1 << 16;
 
 }  // namespace
 
@@ -28,23 +28,75 @@ Simulator::Simulator(const taidl::Isa& isa, Options options) : isa_(isa), option
   engines_.resize(n);
   for (size_t i = 0; i < n; ++i)
     engines_[i].use.name = isa.engines.empty() ? "core" : isa.engines[i].name.text;
-  granules_.resize(isa.buffers.size());
+  ranges_.resize(isa.buffers.size());
 }
 
-// A buffer's dependencies are tracked per unit (what one address names); HBM's per request.
-int64_t Simulator::granuleBytes(int32_t buffer) const {
-  if (buffer == 0) return isa_.memory ? isa_.memory->request : kDefaultHbmGranule;
-  const taidl::Buffer& b = isa_.buffers[static_cast<size_t>(buffer)];
-  int64_t bytes = hlo::byteSize(b.dtype);
-  for (int64_t d : b.unit)
-    bytes *= d;
-  return std::max<int64_t>(bytes, 1);
+// When the last writer of bytes `r` (for a write: also the last readers) finishes.
+int64_t Simulator::readyFor(const oracle::TouchedRange& r) const {
+  const Ranges& m = ranges_[static_cast<size_t>(r.buffer)];
+  int64_t lo = r.offset, hi = r.offset + r.bytes, ready = 0;
+  auto it = m.upper_bound(lo);
+  if (it != m.begin() && std::prev(it)->second.end > lo) --it;
+  for (; it != m.end() && it->first < hi; ++it) {
+    const Segment& x = it->second;
+    ready = std::max(ready, r.write ? std::max(x.written, x.read) : x.written);
+  }
+  return ready;
 }
 
-std::vector<Simulator::Granule>& Simulator::granules(int32_t buffer, int64_t end_granule) {
-  std::vector<Granule>& g = granules_[static_cast<size_t>(buffer)];
-  if (static_cast<int64_t>(g.size()) < end_granule) g.resize(static_cast<size_t>(end_granule));
-  return g;
+// Records that an instruction finishing at `finish` reads or writes the bytes `r`.
+void Simulator::record(const oracle::TouchedRange& r, int64_t finish) {
+  Ranges& m = ranges_[static_cast<size_t>(r.buffer)];
+  int64_t lo = r.offset, hi = r.offset + r.bytes;
+  // Boundaries at lo and hi: a segment across one is cut in two.
+  for (int64_t at : {lo, hi}) {
+    auto it = m.upper_bound(at);
+    if (it == m.begin()) continue;
+    --it;
+    if (it->first < at && it->second.end > at) {
+      Segment right = it->second;
+      it->second.end = at;
+      m.emplace(at, right);
+      ++segments_;
+    }
+  }
+  auto it = m.lower_bound(lo);
+  if (r.write) {
+    // A write orders every later access after itself: one segment replaces what was there.
+    while (it != m.end() && it->first < hi) {
+      it = m.erase(it);
+      --segments_;
+    }
+    m.emplace(lo, Segment{hi, finish, 0});
+    ++segments_;
+    return;
+  }
+  int64_t at = lo;
+  while (at < hi) {
+    if (it == m.end() || it->first > at) {  // a gap up to the next segment
+      int64_t gap_end = it == m.end() ? hi : std::min(hi, it->first);
+      it = m.emplace_hint(it, at, Segment{gap_end, 0, finish});
+      ++segments_;
+    } else {
+      it->second.read = std::max(it->second.read, finish);
+    }
+    at = it->second.end;
+    ++it;
+  }
+}
+
+// Drops the segments no later instruction can wait for (every later start is after `before`).
+void Simulator::forget(int64_t before) {
+  for (Ranges& m : ranges_) {
+    for (auto it = m.begin(); it != m.end();) {
+      if (std::max(it->second.written, it->second.read) <= before) {
+        it = m.erase(it);
+        --segments_;
+      } else {
+        ++it;
+      }
+    }
+  }
 }
 
 // The earliest time >= `earliest` at which the port is free for `cycles` cycles; reserves it.
@@ -117,13 +169,7 @@ void Simulator::add(const oracle::TraceEvent& e) {
   for (const oracle::TouchedRange& r : e.touched) {
     if (r.bytes <= 0) continue;
     if (r.buffer == 0) hbm += r.bytes;
-    int64_t g = granuleBytes(r.buffer);
-    int64_t lo = r.offset / g, hi = (r.offset + r.bytes - 1) / g + 1;
-    std::vector<Granule>& gs = granules(r.buffer, hi);
-    for (int64_t i = lo; i < hi; ++i) {
-      const Granule& x = gs[static_cast<size_t>(i)];
-      ready = std::max(ready, r.write ? std::max(x.written, x.read) : x.written);
-    }
+    ready = std::max(ready, readyFor(r));
   }
   if (bytes >= 0)
     hbm = bytes;  // the clause knows what the DMA moves (a pitched slice's span
@@ -152,16 +198,11 @@ void Simulator::add(const oracle::TraceEvent& e) {
     port_.erase(port_.begin());
 
   for (const oracle::TouchedRange& r : e.touched) {
-    if (r.bytes <= 0) continue;
-    int64_t g = granuleBytes(r.buffer);
-    std::vector<Granule>& gs = granules_[static_cast<size_t>(r.buffer)];
-    for (int64_t i = r.offset / g, hi = (r.offset + r.bytes - 1) / g + 1; i < hi; ++i) {
-      Granule& x = gs[static_cast<size_t>(i)];
-      if (r.write)
-        x.written = std::max(x.written, finish);
-      else
-        x.read = std::max(x.read, finish);
-    }
+    if (r.bytes > 0) record(r, finish);
+  }
+  if (++next_forget_ == kForgetEvery) {
+    next_forget_ = 0;
+    forget(dispatch);
   }
   eng.free = free;
   eng.in_queue.push_back(finish);
@@ -195,9 +236,10 @@ Report Simulator::report() const {
 }
 
 int64_t Simulator::memoryBytes() const {
-  size_t bytes = events_.capacity() * sizeof(Event) + port_.size() * 48;  // a map node
-  for (const std::vector<Granule>& g : granules_)
-    bytes += g.capacity() * sizeof(Granule);
+  // A map node: the value, three pointers and the colour, rounded by the allocator.
+  constexpr size_t kNode = 64;
+  size_t bytes =
+      events_.capacity() * sizeof(Event) + (port_.size() + static_cast<size_t>(segments_)) * kNode;
   for (const EngineState& e : engines_)
     bytes += e.in_queue.capacity() * sizeof(int64_t);
   return static_cast<int64_t>(bytes);

@@ -10,8 +10,8 @@
 //   dispatch  in program order, one instruction per cycle, when its engine's queue has a free
 //             entry (an entry is held from dispatch to finish: back-pressure);
 //   start     when its engine is free (each engine runs its instructions in order), and every
-//             earlier instruction that wrote what it reads or writes, or read what it writes,
-//             has finished;
+//             earlier instruction that wrote bytes it reads or writes, or read bytes it writes,
+//             has finished (byte ranges exactly as the oracle reports them);
 //   memory    an instruction that moves B bytes of HBM occupies the shared memory port for
 //             max(ceil(B / beat), ceil(B * latency / (in_flight * request))) cycles (bandwidth
 //             or requests in flight, whichever binds) at the earliest free time from its start;
@@ -89,7 +89,7 @@ class Simulator {
   void add(const oracle::TraceEvent& e);
 
   Report report() const;
-  // Bytes the simulator holds: the dependency granules, the port calendar, the kept events.
+  // Bytes the simulator holds: the byte ranges it tracks, the port calendar, the kept events.
   int64_t memoryBytes() const;
   const std::vector<Event>& events() const { return events_; }
   bool eventsTruncated() const { return truncated_; }
@@ -98,24 +98,30 @@ class Simulator {
   void writeChromeTrace(std::ostream& out) const;
 
  private:
-  struct Granule {
+  // What the last instructions did to a byte range [start, end) of a buffer.
+  struct Segment {
+    int64_t end = 0;
     int64_t written = 0;  // when the last write to it finishes
-    int64_t read = 0;     // when the last read of it finishes
+    int64_t read = 0;     // when the last read of it since then finishes
   };
+  using Ranges = std::map<int64_t, Segment>;  // start -> segment; disjoint
   struct EngineState {
     int64_t free = 0;
     std::vector<int64_t> in_queue;  // finish times of dispatched, unfinished instructions (heap)
     EngineUse use;
   };
-  int64_t granuleBytes(int32_t buffer) const;
-  std::vector<Granule>& granules(int32_t buffer, int64_t end_byte);
+  int64_t readyFor(const oracle::TouchedRange& r) const;
+  void record(const oracle::TouchedRange& r, int64_t finish);
+  void forget(int64_t before);
   int64_t reservePort(int64_t earliest, int64_t cycles);
 
   const taidl::Isa& isa_;
   Options options_;
   std::vector<EngineState> engines_;
-  std::vector<std::vector<Granule>> granules_;  // per buffer
-  std::map<int64_t, int64_t> port_;             // the memory port's reservations: start -> end
+  std::vector<Ranges> ranges_;       // per buffer
+  int64_t segments_ = 0;             // in ranges_, for memoryBytes
+  int64_t next_forget_ = 0;          // instructions before the next forget()
+  std::map<int64_t, int64_t> port_;  // the memory port's reservations: start -> end
   int64_t last_dispatch_ = -1;
   int64_t cycles_ = 0;
   int64_t instructions_ = 0;

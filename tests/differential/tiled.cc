@@ -422,7 +422,8 @@ std::vector<std::vector<int64_t>> tileKinds(const std::vector<int64_t>& result,
   return kinds;
 }
 
-// A random schedule from a small space: per dimension the unit tile times 1, 2 or 4 (at most the
+// A random schedule from a small space: one to four copies of the kernels' on-chip data (multiple
+// buffering), per dimension the unit tile times 1, 2 or 4 (at most the
 // dimension; the dimension itself where it is smaller than the unit), a random loop order, and for
 // an integer dot whose contraction holds two or more unit depths, half the time a split into
 // blocks of 1, 2 or 4 unit depths carried by one of the spec's accumulator buffers that holds the
@@ -430,6 +431,7 @@ std::vector<std::vector<int64_t>> tileKinds(const std::vector<int64_t>& result,
 backend::TileSchedule randomSchedule(const taidl::Isa& isa, const Draft& d, Rng& r,
                                      std::string& kind) {
   backend::TileSchedule s{{}, {}, 0, ""};
+  s.buffers = r.pick(std::vector<int64_t>{1, 2, 3, 4});
   for (size_t i = 0; i < d.result.size(); ++i) {
     std::vector<int64_t> sizes;
     for (int64_t f : {1, 2, 4}) {

@@ -48,7 +48,8 @@ const EngineUse& engine(const Report& report, const std::string& name) {
 
 int64_t busySum(const Report& report) {
   int64_t busy = 0;
-  for (const EngineUse& e : report.engines) busy += e.busy;
+  for (const EngineUse& e : report.engines)
+    busy += e.busy;
   return busy;
 }
 

@@ -150,7 +150,7 @@ TEST_F(SimulatorTest, ReadsOfTheSameDataAndOtherUnitsAreIndependent) {
   run("op", 3, {read(0, 1), write(9, 1)});
   const Event& rar = run("slow", 1, {read(0, 1), write(20, 1)}, 5);
   EXPECT_EQ(rar.start, 1);
-  // Row 10 shares no unit (4 bytes) with row 9.
+  // Row 10 shares no byte with row 9.
   const Event& other = run("hold", 1, {read(10, 1), write(11, 1)});
   EXPECT_EQ(other.start, 2);
 }
