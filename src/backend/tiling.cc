@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "backend/emit.h"
 #include "backend/tiling_internal.h"
@@ -69,131 +70,185 @@ isel::ImportOptions importOf(const taidl::Isa& isa, TileStep step, const TileKin
 
 }  // namespace
 
+struct TiledCompiler::Impl {
+  using Key = std::tuple<TileStep, std::vector<int64_t>, std::vector<int64_t>, int32_t>;
+  struct Made {
+    std::optional<StepKernel> kernel;
+    std::string why_not;
+  };
+  Impl(const isel::Target& target, const hlo::HloModule& kernel, const CompileOptions& options)
+      : target(target),
+        kernel(kernel),
+        options(options),
+        layout(isel::hbmLayout(kernel)),
+        contraction(tiling::contractionOf(target.needs(), kernel)) {
+    const hlo::Shape& result = kernel.entry()->root()->shape();
+    if (result.isArray() && result.rank() > 0) dims = result.dims();
+  }
+  const isel::Target& target;
+  const hlo::HloModule& kernel;
+  const CompileOptions& options;
+  const isel::ImportedKernel layout;
+  const std::optional<tiling::Contraction> contraction;
+  std::vector<int64_t> dims;
+  std::map<Key, Made> compiled;  // each tile kernel once
+};
+
+TiledCompiler::TiledCompiler(const isel::Target& target, const hlo::HloModule& kernel,
+                             const CompileOptions& options)
+    : impl_(std::make_unique<Impl>(target, kernel, options)) {}
+
+TiledCompiler::~TiledCompiler() = default;
+
+const std::vector<int64_t>& TiledCompiler::dims() const {
+  return impl_->dims;
+}
+
+const std::optional<tiling::Contraction>& TiledCompiler::contraction() const {
+  return impl_->contraction;
+}
+
+std::vector<int64_t> TiledCompiler::unitTile() const {
+  return tiling::unitTile(impl_->target.needs(), impl_->kernel);
+}
+
+void TiledCompiler::check(const TileSchedule& schedule) const {
+  if (impl_->dims.empty()) fail("a schedule needs a kernel with one array result");
+  tiling::checkSchedule(impl_->target.isa(), schedule, impl_->dims, impl_->contraction);
+}
+
+TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool bounded,
+                                              Deadline deadline) {
+  const isel::Target& target = impl_->target;
+  const hlo::HloModule& kernel = impl_->kernel;
+  const CompileOptions& options = impl_->options;
+  const isel::ImportedKernel& layout = impl_->layout;
+  const std::vector<int64_t>& dims = impl_->dims;
+  const std::optional<tiling::Contraction>& contraction = impl_->contraction;
+  auto& compiled = impl_->compiled;
+  const taidl::Isa& isa = target.isa();
+  const size_t parameters = layout.parameters.size();
+  const int32_t accumulator = tiling::accumulatorBuffer(isa, schedule);
+  std::vector<OutputTile> tiles;
+  for (const TileKind& output : tiling::outputKinds(dims, schedule)) {
+    OutputTile tile{output, {}};
+    for (const auto& [step, kind] :
+         tiling::stepsOf(output, schedule, contraction ? contraction->extent : 0)) {
+      const Impl::Key key{step, kind.sizes, kind.first, accumulator};
+      auto it = compiled.find(key);
+      if (it == compiled.end()) {
+        Impl::Made made;
+        const std::string where = "the " + stepName(step) + " " + join(kind.sizes, "x") + " at (" +
+                                  join(kind.first, ", ") + "): ";
+        const auto rank = static_cast<std::ptrdiff_t>(dims.size());
+        std::vector<int64_t> sizes(kind.sizes.begin(), kind.sizes.begin() + rank);
+        std::vector<int64_t> first(kind.first.begin(), kind.first.begin() + rank);
+        ContractionBlock block;
+        if (kind.sizes.size() > dims.size()) block = {kind.first.back(), kind.sizes.back()};
+        TileModuleOrReason module = buildTileModule(kernel, first, sizes, step, block);
+        if (module.tile) {
+          CompileOptions o = options;
+          o.alloc.repeated = true;  // a loop body: its constants and result region stay whole
+          o.selector.import =
+              importOf(isa, step, kind, dims, accumulator, parameters, layout.io_bytes);
+          if (bounded) {
+            o.alloc.solver_fail_limit = kTileSolveFailures;
+            o.alloc.max_orders = std::min(o.alloc.max_orders, kTileOrders);
+            o.max_candidates = std::min(o.max_candidates, kTileCandidates);
+          }
+          try {
+            made.kernel =
+                StepKernel{step, kind, compileKernel(target, *module.tile->module, o, {}, deadline),
+                           std::move(module.tile->windows)};
+          } catch (const DiagnosticError& e) {
+            made.why_not = where + e.diagnostic().message;
+          }
+        } else {
+          made.why_not = where + module.reason;
+        }
+        it = compiled.emplace(key, std::move(made)).first;
+      }
+      if (!it->second.kernel) return {std::nullopt, it->second.why_not};
+      tile.steps.push_back(*it->second.kernel);
+      tile.steps.back().kind = kind;
+    }
+    tiles.push_back(std::move(tile));
+  }
+  tiling::TiledProgram program(target, layout);
+  if (std::string why = program.build(tiles, schedule, identifier(kernel.name())); !why.empty())
+    return {std::nullopt, why};
+  CompileResult r;
+  r.model = tiles.front().steps.front().compiled.model;
+  size_t kernels = 0;
+  for (const OutputTile& t : tiles) {
+    for (const StepKernel& k : t.steps) {
+      r.costs.add(k.compiled.costs, k.kind.tiles());
+      ++kernels;
+    }
+  }
+  // Cycles are the whole loop nest's (tiles overlap or wait for each other): simulated.
+  if (r.model == CostModel::kCycles) r.costs.cycles = programCycles(isa, program.program());
+  r.program = program.take();
+  r.graph = tiles.front().steps.back().compiled.graph;
+  r.allocation = tiles.front().steps.back().compiled.allocation;
+  r.schedule = schedule;
+  std::ostringstream text;
+  text << "tiles " << join(schedule.tile, "x") << ", loops over dimensions "
+       << join(schedule.order, ", ");
+  if (schedule.contraction > 0)
+    text << ", contraction in blocks of " << schedule.contraction << " accumulated in "
+         << schedule.accumulator;
+  if (schedule.buffers > 1) text << ", " << schedule.buffers << " buffers";
+  text << "; " << kernels << " tile kernel" << (kernels == 1 ? "" : "s");
+  r.stats.tiling = text.str();
+  for (const OutputTile& t : tiles) {
+    for (const StepKernel& k : t.steps) {
+      const CompileStats& st = k.compiled.stats;
+      r.stats.parts.push_back(PartStats{stepName(k.step) + " " + join(k.kind.sizes, "x") + " at (" +
+                                            join(k.kind.first, ", ") + ")",
+                                        static_cast<size_t>(k.kind.tiles()), st.saturation.nodes,
+                                        st.saturation.iterations, st.candidates, st.total_seconds});
+    }
+  }
+  return {std::move(r), ""};
+}
+
+void TiledCompiler::addWork(CompileStats& stats) const {
+  for (const auto& [key, made] : impl_->compiled) {
+    if (made.kernel) stats.addWork(made.kernel->compiled.stats);
+  }
+}
+
 std::optional<CompileResult> compileTiled(const isel::Target& target, const hlo::HloModule& kernel,
                                           const CompileOptions& options, Deadline deadline) {
   const auto start = std::chrono::steady_clock::now();
-  const hlo::Shape& result = kernel.entry()->root()->shape();
-  if (!result.isArray() || result.rank() == 0) {
+  TiledCompiler tiled(target, kernel, options);
+  if (tiled.dims().empty()) {
     if (options.schedule) fail("a schedule needs a kernel with one array result");
     return std::nullopt;
   }
-  const std::vector<int64_t> dims = result.dims();
-  const taidl::Isa& isa = target.isa();
-  const std::optional<tiling::Contraction> contraction =
-      tiling::contractionOf(target.needs(), kernel);
   std::vector<TileSchedule> space;
   if (options.schedule) {
-    tiling::checkSchedule(isa, *options.schedule, dims, contraction);
+    tiled.check(*options.schedule);
     space.push_back(*options.schedule);
   } else {
-    std::vector<int64_t> unit = tiling::unitTile(target.needs(), kernel);
-    if (unit.empty() || tiling::tileCount(dims, unit) <= options.max_whole_tiles)
+    std::vector<int64_t> unit = tiled.unitTile();
+    if (unit.empty() || tiling::tileCount(tiled.dims(), unit) <= options.max_whole_tiles)
       return std::nullopt;
-    space = tiling::scheduleSpace(isa, dims, unit, contraction);
+    space = tiling::scheduleSpace(target.isa(), tiled.dims(), unit, tiled.contraction());
   }
-  const isel::ImportedKernel layout = isel::hbmLayout(kernel);
-  const size_t parameters = layout.parameters.size();
-  // Each tile kernel once: by (step, sizes, first, accumulator).
-  using Key = std::tuple<TileStep, std::vector<int64_t>, std::vector<int64_t>, int32_t>;
-  std::map<Key, std::optional<StepKernel>> compiled;
   std::optional<CompileResult> best;
   std::string why_not;
   for (const TileSchedule& schedule : space) {
     if (deadline.passed()) break;
     // The first schedule (a given one, or the space's first) is compiled without effort bounds.
-    const bool bounded = &schedule != &space.front();
-    const int32_t accumulator = tiling::accumulatorBuffer(isa, schedule);
-    std::vector<OutputTile> tiles;
-    bool complete = true;
-    for (const TileKind& output : tiling::outputKinds(dims, schedule)) {
-      OutputTile tile{output, {}};
-      for (const auto& [step, kind] :
-           tiling::stepsOf(output, schedule, contraction ? contraction->extent : 0)) {
-        const Key key{step, kind.sizes, kind.first, accumulator};
-        auto it = compiled.find(key);
-        if (it == compiled.end()) {
-          std::optional<StepKernel> made;
-          const std::string where = "the " + stepName(step) + " " + join(kind.sizes, "x") +
-                                    " at (" + join(kind.first, ", ") + "): ";
-          const auto rank = static_cast<std::ptrdiff_t>(dims.size());
-          std::vector<int64_t> sizes(kind.sizes.begin(), kind.sizes.begin() + rank);
-          std::vector<int64_t> first(kind.first.begin(), kind.first.begin() + rank);
-          ContractionBlock block;
-          if (kind.sizes.size() > dims.size()) block = {kind.first.back(), kind.sizes.back()};
-          TileModuleOrReason module = buildTileModule(kernel, first, sizes, step, block);
-          if (module.tile) {
-            CompileOptions o = options;
-            o.alloc.repeated = true;  // a loop body: its constants and result region stay whole
-            o.selector.import =
-                importOf(isa, step, kind, dims, accumulator, parameters, layout.io_bytes);
-            if (bounded) {
-              o.alloc.solver_fail_limit = kTileSolveFailures;
-              o.alloc.max_orders = std::min(o.alloc.max_orders, kTileOrders);
-              o.max_candidates = std::min(o.max_candidates, kTileCandidates);
-            }
-            try {
-              made = StepKernel{step, kind,
-                                compileKernel(target, *module.tile->module, o, {}, deadline),
-                                std::move(module.tile->windows)};
-            } catch (const DiagnosticError& e) {
-              why_not = where + e.diagnostic().message;
-            }
-          } else {
-            why_not = where + module.reason;
-          }
-          it = compiled.emplace(key, std::move(made)).first;
-        }
-        if (!it->second) {
-          complete = false;
-          break;
-        }
-        tile.steps.push_back(*it->second);
-        tile.steps.back().kind = kind;
-      }
-      if (!complete) break;
-      tiles.push_back(std::move(tile));
-    }
-    if (!complete) continue;
-    tiling::TiledProgram program(target, layout);
-    if (std::string why = program.build(tiles, schedule, identifier(kernel.name())); !why.empty()) {
-      why_not = why;
+    TiledCompiler::Outcome o = tiled.compile(schedule, &schedule != &space.front(), deadline);
+    if (!o.result) {
+      why_not = o.why_not;
       continue;
     }
-    CompileResult r;
-    r.model = tiles.front().steps.front().compiled.model;
-    size_t kernels = 0;
-    for (const OutputTile& t : tiles) {
-      for (const StepKernel& k : t.steps) {
-        r.costs.add(k.compiled.costs, k.kind.tiles());
-        ++kernels;
-      }
-    }
-    // Cycles are the whole loop nest's (tiles overlap or wait for each other): simulated.
-    if (r.model == CostModel::kCycles)
-      r.costs.cycles = programCycles(target.isa(), program.program());
-    if (best && !r.costs.betterThan(best->costs, r.model)) continue;
-    r.program = program.take();
-    r.graph = tiles.front().steps.back().compiled.graph;
-    r.allocation = tiles.front().steps.back().compiled.allocation;
-    r.schedule = schedule;
-    std::ostringstream text;
-    text << "tiles " << join(schedule.tile, "x") << ", loops over dimensions "
-         << join(schedule.order, ", ");
-    if (schedule.contraction > 0)
-      text << ", contraction in blocks of " << schedule.contraction << " accumulated in "
-           << schedule.accumulator;
-    text << "; " << kernels << " tile kernel" << (kernels == 1 ? "" : "s");
-    r.stats.tiling = text.str();
-    for (const OutputTile& t : tiles) {
-      for (const StepKernel& k : t.steps) {
-        const CompileStats& s = k.compiled.stats;
-        r.stats.parts.push_back(PartStats{stepName(k.step) + " " + join(k.kind.sizes, "x") +
-                                              " at (" + join(k.kind.first, ", ") + ")",
-                                          static_cast<size_t>(k.kind.tiles()), s.saturation.nodes,
-                                          s.saturation.iterations, s.candidates, s.total_seconds});
-      }
-    }
-    best = std::move(r);
+    if (best && !o.result->costs.betterThan(best->costs, o.result->model)) continue;
+    best = std::move(o.result);
   }
   if (!best) {
     if (options.schedule)
@@ -203,9 +258,7 @@ std::optional<CompileResult> compileTiled(const isel::Target& target, const hlo:
   // Statistics: the work of every tile kernel compiled (each once, whatever schedule it served);
   // the parts are the chosen schedule's.
   CompileStats& stats = best->stats;
-  for (const auto& [key, k] : compiled) {
-    if (k) stats.addWork(k->compiled.stats);
-  }
+  tiled.addWork(stats);
   stats.best_candidate = 1;
   stats.stop = "every schedule of the space was compiled";
   stats.total_seconds =

@@ -7,6 +7,7 @@
 // tile kernels, not with the number of tiles.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,46 @@
 #include "backend/compiler.h"
 
 namespace tacit::backend {
+
+namespace tiling {
+struct Contraction;
+}  // namespace tiling
+
+// The tiled compiles of one kernel under any number of schedules, sharing their tile kernels:
+// each distinct tile kernel (by step, sizes, position and accumulator) is compiled once, whatever
+// schedules use it. compileTiled searches the default space with it; `tacit tune` its own.
+class TiledCompiler {
+ public:
+  TiledCompiler(const isel::Target& target, const hlo::HloModule& kernel,
+                const CompileOptions& options);
+  ~TiledCompiler();
+  TiledCompiler(const TiledCompiler&) = delete;
+  TiledCompiler& operator=(const TiledCompiler&) = delete;
+
+  // The kernel's result dimensions (empty: it has no one array result, and is not tiled).
+  const std::vector<int64_t>& dims() const;
+  // The kernel's one dot's contraction, if any (what a schedule may split; tiling_internal.h).
+  const std::optional<tiling::Contraction>& contraction() const;
+  // The ISA's unit tile for the kernel (empty: not a kernel of one dot).
+  std::vector<int64_t> unitTile() const;
+  // A DiagnosticError if `schedule` does not fit the kernel.
+  void check(const TileSchedule& schedule) const;
+
+  // The loop nest of a checked schedule, or why it cannot be compiled (a tile kernel that does
+  // not compile, an address that cannot move). `bounded`: new tile kernels are compiled under
+  // the effort bounds of the space's later schedules (docs/backend.md).
+  struct Outcome {
+    std::optional<CompileResult> result;
+    std::string why_not;
+  };
+  Outcome compile(const TileSchedule& schedule, bool bounded, Deadline deadline);
+  // Adds the work of every tile kernel compiled so far to `stats`.
+  void addWork(CompileStats& stats) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // The tiled compile of `kernel`, or nullopt when the kernel is not tiled: its result is small (at
 // most options.max_whole_tiles unit tiles) and no schedule was given, its operations cannot be

@@ -255,4 +255,20 @@ Report simulate(const taidl::Isa& isa, const oracle::Program& program,
   return sim.report();
 }
 
+Report simulatePrefix(const taidl::Isa& isa, const oracle::Program& program,
+                      const std::map<std::string, hlo::Literal>& inputs, int64_t max_instructions) {
+  struct Enough {};  // thrown from the trace callback to end the run; nothing else throws it
+  Simulator sim(isa);
+  oracle::RunOptions options;
+  options.trace = [&](const oracle::TraceEvent& e) {
+    if (sim.instructions() >= max_instructions) throw Enough{};
+    sim.add(e);
+  };
+  try {
+    oracle::run(isa, program, inputs, options);
+  } catch (const Enough&) {
+  }
+  return sim.report();
+}
+
 }  // namespace tacit::timing

@@ -89,6 +89,7 @@ class Simulator {
   void add(const oracle::TraceEvent& e);
 
   Report report() const;
+  int64_t instructions() const { return instructions_; }
   // Bytes the simulator holds: the byte ranges it tracks, the port calendar, the kept events.
   int64_t memoryBytes() const;
   const std::vector<Event>& events() const { return events_; }
@@ -130,6 +131,12 @@ class Simulator {
   std::vector<Event> events_;
   bool truncated_ = false;
 };
+
+// The first `max_instructions` executed instructions of `program` through a simulator (the run
+// stops there): the prefix's report, whose `instructions` say how far it got. A cheap fidelity of
+// the full run for a program whose loops repeat the same work (a tuner's first rungs).
+Report simulatePrefix(const taidl::Isa& isa, const oracle::Program& program,
+                      const std::map<std::string, hlo::Literal>& inputs, int64_t max_instructions);
 
 // Runs `program` on the oracle with a simulator attached (`simulator`, if given: it keeps its
 // events for a trace) and returns the report.

@@ -230,3 +230,47 @@ TEST_F(CompileCli, AnAllocationThatRunsOutOfTimeSaysSoWithinTheLimit) {
 
 }  // namespace
 }  // namespace tacit::backend
+
+namespace tacit::backend {
+namespace {
+
+// `tacit tune` through the binary: its progress, the tuned program that `tacit compile
+// --schedule` reproduces from the emitted schedule, and its misuse.
+TEST_F(CompileCli, TimingAndTuning) {
+  const std::string gemm =
+      write("gemm.hlo",
+            "HloModule gemm\nENTRY main {\n  a = s8[32,64] parameter(0)\n"
+            "  b = s8[64,32] parameter(1)\n  lo = s32[] constant(-128)\n"
+            "  hi = s32[] constant(127)\n  wa = s32[32,64] convert(a)\n"
+            "  wb = s32[64,32] convert(b)\n  p = s32[32,32] dot(wa, wb), "
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+            "  c = s32[32,32] clamp(lo, p, hi)\n  ROOT r = s8[32,32] convert(c)\n}\n");
+  const std::string isa = source("isa/gemmini.taidl");
+  Outcome t = tacit("tune --isa " + isa + " " + gemm + " -o " + path("t.tasm") +
+                    " --emit-schedule " + path("t.json") + " --threads 1");
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.err.find("tuned "), std::string::npos) << t.err;
+  EXPECT_NE(t.err.find("simulated at 1/64 of their instructions"), std::string::npos) << t.err;
+  // The schedule compiles to the same program.
+  Outcome c = tacit("compile --isa " + isa + " " + gemm + " -o " + path("c.tasm") + " --schedule " +
+                    path("t.json"));
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_EQ(readFile(path("c.tasm")), readFile(path("t.tasm")));
+  // Misuse: one diagnostic, exit 1, no output.
+  Outcome bad =
+      tacit("tune --isa " + isa + " " + gemm + " -o " + path("x.tasm") + " --method annealing");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find("--method expects multi, single or exhaustive"), std::string::npos)
+      << bad.err;
+  EXPECT_FALSE(fs::exists(path("x.tasm")));
+  const std::string add = write("add.hlo",
+                                "HloModule add\nENTRY main {\n  a = s8[64,64] parameter(0)\n"
+                                "  ROOT r = s8[64,64] add(a, a)\n}\n");
+  Outcome none = tacit("tune --isa " + isa + " " + add + " -o " + path("y.tasm"));
+  EXPECT_EQ(none.status, 1);
+  EXPECT_NE(none.err.find("has no schedule space"), std::string::npos) << none.err;
+  EXPECT_FALSE(fs::exists(path("y.tasm")));
+}
+
+}  // namespace
+}  // namespace tacit::backend

@@ -1,0 +1,69 @@
+// `tacit tune`'s searches against the exhaustive one (issue 24, acceptance 4; docs/tuning.md): a
+// Gemmini int8 GEMM's tuning space built once, then the exhaustive search (every schedule
+// simulated in full: the optimum), successive halving over prefix simulations (seeds 1..S) and
+// the single-fidelity search at the same budget (same seeds). Per search: the cycles found, their
+// ratio to the optimum, the simulations run and what they cost in full-program equivalents, as a
+// share of the exhaustive search's.
+//
+// Usage: bench_tune [--size N] [--seeds S]   (default 512, 5)
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "backend/tune.h"
+#include "hlo/parser.h"
+#include "isel/target.h"
+#include "taidl/isa.h"
+
+namespace {
+
+using namespace tacit;
+
+std::string gemm(int64_t n) {
+  const std::string s = "s8[" + std::to_string(n) + "," + std::to_string(n) + "]";
+  const std::string w = "s32[" + std::to_string(n) + "," + std::to_string(n) + "]";
+  return "HloModule gemm\nENTRY main {\n  a = " + s + " parameter(0)\n  b = " + s +
+         " parameter(1)\n  lo = s32[] constant(-128)\n  hi = s32[] constant(127)\n  wa = " + w +
+         " convert(a)\n  wb = " + w + " convert(b)\n  p = " + w +
+         " dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  c = " + w +
+         " clamp(lo, p, hi)\n  ROOT r = " + s + " convert(c)\n}\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int64_t size = 512, seeds = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--size") == 0) size = std::atoll(argv[i + 1]);
+    if (std::strcmp(argv[i], "--seeds") == 0) seeds = std::atoll(argv[i + 1]);
+  }
+  const taidl::Isa isa = taidl::loadIsaFile(std::string(TACIT_SOURCE_DIR) + "/isa/gemmini.taidl");
+  const isel::Target target(isa);
+  auto kernel = hlo::parseModule(gemm(size), "gemm.hlo");
+  backend::CompileOptions options;
+  backend::Tuner tuner(target, *kernel, options);
+  std::printf("gemmini int8 GEMM %lld^3: %zu schedules, %zu built in %.1f s\n",
+              static_cast<long long>(size), tuner.space(), tuner.built(), tuner.buildSeconds());
+  backend::TuneResult all = tuner.search({.method = backend::TuneMethod::kExhaustive});
+  const double optimum = static_cast<double>(all.best.costs.cycles);
+  std::printf("%-14s %4s %12s %7s %6s %10s %9s %8s  %s\n", "search", "seed", "cycles", "x opt",
+              "sims", "full-eq.", "of exh.", "sim s", "schedule");
+  auto row = [&](const char* name, int64_t seed, const backend::TuneResult& r) {
+    std::string s = r.best.schedule->json();
+    s.pop_back();
+    std::printf("%-14s %4lld %12lld %7.3f %6zu %10.2f %8.1f%% %8.2f  %s\n", name,
+                static_cast<long long>(seed), static_cast<long long>(r.best.costs.cycles),
+                static_cast<double>(r.best.costs.cycles) / optimum, r.simulations,
+                r.full_evaluations, 100 * r.full_evaluations / all.full_evaluations,
+                r.simulate_seconds, s.c_str());
+    std::fflush(stdout);
+  };
+  row("exhaustive", 0, all);
+  for (int64_t seed = 1; seed <= seeds; ++seed) {
+    row("multi", seed, tuner.search({.seed = static_cast<uint64_t>(seed)}));
+    row("single", seed,
+        tuner.search(
+            {.method = backend::TuneMethod::kSingleFidelity, .seed = static_cast<uint64_t>(seed)}));
+  }
+  return 0;
+}

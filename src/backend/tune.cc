@@ -1,0 +1,315 @@
+// The schedule tuner (backend/tune.h, docs/tuning.md): the space, the loop nests built once each,
+// and the searches that spend timing-model simulations on them.
+#include "backend/tune.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "backend/tiling.h"
+#include "backend/tiling_internal.h"
+#include "support/strings.h"
+#include "timing/timing.h"
+
+namespace tacit::backend {
+namespace {
+
+// Successive halving: the fractions of the instruction stream each rung simulates, and the share
+// of a rung's schedules the next one keeps.
+constexpr double kRungs[] = {1.0 / 64, 1.0 / 16, 1.0 / 4, 1.0};
+constexpr size_t kKeep = 4;  // one in four go on
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Instructions a program executes when its loop bounds are constants (a tiled program's are);
+// a macro call counts the calls it expands to.
+int64_t executed(const taidl::Isa& isa, const std::vector<oracle::Stmt>& body) {
+  int64_t n = 0;
+  for (const oracle::Stmt& s : body) {
+    if (s.kind == oracle::StmtKind::kCall) {
+      n += s.is_macro ? static_cast<int64_t>(isa.macros[static_cast<size_t>(s.unit)].calls.size())
+                      : 1;
+    } else if (s.kind == oracle::StmtKind::kLoop) {
+      n += std::max<int64_t>(0, s.hi.constant - s.lo.constant) * executed(isa, s.body);
+    }
+  }
+  return n;
+}
+
+// The cycles do not depend on the values (docs/timing.md): zero inputs.
+std::map<std::string, hlo::Literal> zeroInputs(const oracle::Program& p) {
+  std::map<std::string, hlo::Literal> inputs;
+  for (const oracle::Tensor& t : p.tensors) {
+    if (t.kind == oracle::TensorKind::kInput) inputs.emplace(t.name, hlo::Literal(t.shape));
+  }
+  return inputs;
+}
+
+struct Candidate {
+  TileSchedule schedule;
+  CompileResult result;
+  int64_t instructions = 0;
+  int64_t estimate = 0;  // cycles, from the last rung it was simulated in
+};
+
+std::string scheduleText(const TileSchedule& s) {
+  std::string j = s.json();
+  return j.substr(0, j.size() - 1);
+}
+
+std::string fractionText(double f) {
+  return f >= 1 ? "all" : "1/" + std::to_string(static_cast<int64_t>(std::lround(1 / f)));
+}
+
+}  // namespace
+
+std::vector<TileSchedule> tuningSpace(const isel::Target& target, const hlo::HloModule& kernel) {
+  const hlo::Shape& result = kernel.entry()->root()->shape();
+  if (!result.isArray() || result.rank() == 0) return {};
+  const std::vector<int64_t> dims = result.dims();
+  const std::vector<int64_t> unit = tiling::unitTile(target.needs(), kernel);
+  if (unit.empty()) return {};
+  const std::optional<tiling::Contraction> contraction =
+      tiling::contractionOf(target.needs(), kernel);
+  const taidl::Isa& isa = target.isa();
+  // Tiles: 1, 2 and 4 unit tiles per dimension (at most the dimension).
+  std::vector<std::vector<int64_t>> tiles{{}};
+  for (size_t d = 0; d < dims.size(); ++d) {
+    std::vector<std::vector<int64_t>> next;
+    for (const std::vector<int64_t>& t : tiles) {
+      int64_t last = 0;
+      for (int64_t f : {1, 2, 4}) {
+        const int64_t size = std::min(unit[d] * f, dims[d]);
+        if (size == last) continue;
+        last = size;
+        std::vector<int64_t> x = t;
+        x.push_back(size);
+        next.push_back(std::move(x));
+      }
+    }
+    tiles = std::move(next);
+  }
+  std::vector<int64_t> order(dims.size());
+  for (size_t d = 0; d < dims.size(); ++d)
+    order[d] = static_cast<int64_t>(d);
+  std::vector<std::vector<int64_t>> orders;
+  do {
+    orders.push_back(order);
+  } while (std::next_permutation(order.begin(), order.end()));
+  std::vector<TileSchedule> out;
+  for (const std::vector<int64_t>& tile : tiles) {
+    for (const std::vector<int64_t>& o : orders) {
+      TileSchedule s{tile, o, 0, ""};
+      std::vector<TileSchedule> variants;
+      const int64_t depth = contraction ? contraction->unit_depth : 0;
+      if (!contraction || depth == 0 || contraction->extent <= 4 * depth) variants.push_back(s);
+      if (contraction && depth > 0 && hlo::isInteger(contraction->type)) {
+        for (int64_t f : {1, 2, 4}) {
+          const int64_t block = depth * f;
+          if (contraction->extent % block != 0 || contraction->extent / block < 2) continue;
+          for (const taidl::Buffer& b : isa.buffers) {
+            bool holds = true;
+            for (const tiling::TileKind& k : tiling::outputKinds(dims, s))
+              holds = holds && tiling::holdsTile(b, contraction->type, k.sizes) &&
+                      tiling::stackedColumns(b, k.sizes) == 0;
+            if (!holds) continue;
+            TileSchedule x = s;
+            x.contraction = block;
+            x.accumulator = b.name.text;
+            variants.push_back(std::move(x));
+          }
+        }
+      }
+      for (const TileSchedule& v : variants) {
+        for (int64_t copies : {1, 2, 3, 4, 6, 8}) {
+          TileSchedule x = v;
+          x.buffers = copies;
+          out.push_back(std::move(x));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+struct Tuner::Impl {
+  Impl(const isel::Target& target, const hlo::HloModule& kernel, const CompileOptions& options)
+      : target(target), kernel(kernel), tiled(target, kernel, options) {}
+  const isel::Target& target;
+  const hlo::HloModule& kernel;
+  TiledCompiler tiled;
+  std::vector<Candidate> candidates;  // in the space's order
+  size_t space = 0;
+  double build_seconds = 0;
+};
+
+Tuner::Tuner(const isel::Target& target, const hlo::HloModule& kernel,
+             const CompileOptions& options, std::optional<std::vector<TileSchedule>> given)
+    : impl_(std::make_unique<Impl>(target, kernel, options)) {
+  std::vector<TileSchedule> space = given ? std::move(*given) : tuningSpace(target, kernel);
+  impl_->space = space.size();
+  if (space.empty())
+    fail(kernel.sourceFile(), {},
+         "the kernel has no schedule space: tuning needs a kernel of one dot whose result is one "
+         "array (what tiled compilation handles)");
+  Clock::time_point t = Clock::now();
+  std::string why_not;
+  for (const TileSchedule& s : space) {
+    try {
+      impl_->tiled.check(s);
+    } catch (const DiagnosticError& e) {
+      why_not = e.diagnostic().message;
+      continue;
+    }
+    TiledCompiler::Outcome o =
+        impl_->tiled.compile(s, !impl_->candidates.empty(), Deadline::after(options.time_limit));
+    if (!o.result) {
+      why_not = o.why_not;
+      continue;
+    }
+    const int64_t n = executed(target.isa(), o.result->program.body);
+    impl_->candidates.push_back(Candidate{s, std::move(*o.result), n, 0});
+  }
+  impl_->build_seconds = since(t);
+  if (impl_->candidates.empty())
+    fail(kernel.sourceFile(), {}, "no schedule of the space compiles; the last: " + why_not);
+}
+
+Tuner::~Tuner() = default;
+
+size_t Tuner::space() const {
+  return impl_->space;
+}
+size_t Tuner::built() const {
+  return impl_->candidates.size();
+}
+double Tuner::buildSeconds() const {
+  return impl_->build_seconds;
+}
+
+TuneResult Tuner::search(const TuneOptions& tune) {
+  TuneResult out;
+  out.space = impl_->space;
+  out.built = impl_->candidates.size();
+  out.build_seconds = impl_->build_seconds;
+  std::vector<Candidate>& candidates = impl_->candidates;
+  auto log = [&](const std::string& line) {
+    if (tune.log) tune.log(line);
+  };
+  log(std::to_string(out.space) + " schedules, " + std::to_string(out.built) + " built in " +
+      std::to_string(out.build_seconds) + " s");
+  Clock::time_point t;
+  // Simulations of a rung, in parallel; each job writes its own slot.
+  const taidl::Isa& isa = impl_->target.isa();
+  auto simulate = [&](std::vector<size_t> which, double fraction) {
+    t = Clock::now();
+    std::vector<int64_t> simulated(which.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i = next++; i < which.size(); i = next++) {
+        Candidate& c = candidates[which[i]];
+        const int64_t want =
+            fraction >= 1
+                ? c.instructions
+                : std::max(tune.min_prefix, static_cast<int64_t>(std::ceil(
+                                                static_cast<double>(c.instructions) * fraction)));
+        const oracle::Program& p = c.result.program;
+        timing::Report r = want >= c.instructions
+                               ? timing::simulate(isa, p, zeroInputs(p))
+                               : timing::simulatePrefix(isa, p, zeroInputs(p), want);
+        simulated[i] = r.instructions;
+        c.estimate = r.instructions >= c.instructions
+                         ? r.cycles
+                         : static_cast<int64_t>(std::llround(static_cast<double>(r.cycles) *
+                                                             static_cast<double>(c.instructions) /
+                                                             static_cast<double>(r.instructions)));
+      }
+    };
+    const size_t threads = std::max<size_t>(
+        1, std::min<size_t>(which.size(), tune.threads > 0
+                                              ? static_cast<size_t>(tune.threads)
+                                              : std::max(1u, std::thread::hardware_concurrency())));
+    std::vector<std::thread> pool;
+    for (size_t k = 1; k < threads; ++k)
+      pool.emplace_back(work);
+    work();
+    for (std::thread& th : pool)
+      th.join();
+    out.simulate_seconds += since(t);
+    for (size_t i = 0; i < which.size(); ++i) {
+      const Candidate& c = candidates[which[i]];
+      const double share = static_cast<double>(simulated[i]) /
+                           static_cast<double>(std::max<int64_t>(1, c.instructions));
+      out.full_evaluations += share;
+      ++out.simulations;
+      out.evaluations.push_back(TuneEvaluation{c.schedule, share, c.estimate, simulated[i]});
+    }
+    // Best first; ties by the (seeded) order of the space.
+    std::stable_sort(which.begin(), which.end(), [&](size_t a, size_t b) {
+      return candidates[a].estimate < candidates[b].estimate;
+    });
+    const Candidate& best = candidates[which.front()];
+    log("  " + std::to_string(which.size()) + " simulated at " + fractionText(fraction) +
+        " of their instructions: best " + std::to_string(best.estimate) + " cycles" +
+        (fraction < 1 ? " (extrapolated)" : "") + " " + scheduleText(best.schedule));
+    return which;
+  };
+
+  // The seed orders the candidates: the ties, and the single-fidelity search's draw.
+  std::vector<size_t> all(candidates.size());
+  for (size_t i = 0; i < all.size(); ++i)
+    all[i] = i;
+  std::mt19937_64 rng(tune.seed);
+  std::shuffle(all.begin(), all.end(), rng);
+  std::vector<size_t> ranked;
+  switch (tune.method) {
+    case TuneMethod::kExhaustive:
+      ranked = simulate(all, 1);
+      break;
+    case TuneMethod::kMultiFidelity: {
+      std::vector<size_t> alive = all;
+      for (double f : kRungs) {
+        alive = simulate(alive, f);
+        if (f >= 1) break;
+        alive.resize(std::max<size_t>(1, (alive.size() + kKeep - 1) / kKeep));
+      }
+      ranked = alive;
+      break;
+    }
+    case TuneMethod::kSingleFidelity: {
+      double budget = tune.budget;
+      if (budget <= 0) {  // what successive halving spends on this many schedules
+        size_t alive = all.size();
+        for (double f : kRungs) {
+          budget += static_cast<double>(alive) * f;
+          alive = std::max<size_t>(1, (alive + kKeep - 1) / kKeep);
+        }
+      }
+      const size_t n = std::min(all.size(), static_cast<size_t>(std::ceil(budget)));
+      ranked = simulate(
+          std::vector<size_t>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n)), 1);
+      break;
+    }
+  }
+  const Candidate& best = candidates[ranked.front()];
+  out.best = best.result;
+  out.best.costs.cycles = best.estimate;
+  out.best.model = CostModel::kCycles;
+  impl_->tiled.addWork(out.best.stats);
+  return out;
+}
+
+TuneResult tune(const isel::Target& target, const hlo::HloModule& kernel,
+                const CompileOptions& options, const TuneOptions& tune) {
+  return Tuner(target, kernel, options).search(tune);
+}
+
+}  // namespace tacit::backend

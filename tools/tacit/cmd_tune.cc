@@ -1,0 +1,88 @@
+// `tacit tune --isa SPEC KERNEL.hlo -o OUT.tasm`: searches the kernel's tiling schedules under
+// the timing model (backend/tune.h, docs/tuning.md) and writes the fastest program.
+#include <iostream>
+
+#include "backend/driver.h"
+#include "backend/tune.h"
+#include "cli.h"
+#include "hlo/parser.h"
+#include "hlo/verifier.h"
+#include "isel/target.h"
+#include "oracle/tasm.h"
+#include "support/output.h"
+#include "support/source.h"
+#include "taidl/isa.h"
+
+namespace tacit::cli {
+namespace {
+
+backend::TuneMethod methodOf(const std::string& name) {
+  if (name == "multi") return backend::TuneMethod::kMultiFidelity;
+  if (name == "single") return backend::TuneMethod::kSingleFidelity;
+  if (name == "exhaustive") return backend::TuneMethod::kExhaustive;
+  fail("--method expects multi, single or exhaustive, got '" + name + "'");
+}
+
+int runTune(const Args& args) {
+  const std::string kernel_path = args.positionals()[0];
+  auto isa_path = args.get("isa");
+  if (!isa_path)
+    fail("tacit tune needs --isa SPEC",
+         "e.g. tacit tune --isa isa/gemmini.taidl gemm.hlo -o gemm.tasm");
+  auto out_path = args.get("output");
+  if (!out_path) fail("tacit tune needs -o OUT.tasm");
+  taidl::Isa isa = taidl::loadIsaFile(*isa_path, backend::parseParamOverrides(args.all("param")));
+  auto kernel = hlo::parseModule(readFile(kernel_path), kernel_path);
+  hlo::verifyModule(*kernel);
+  backend::TuneOptions tune;
+  tune.method = methodOf(args.getOr("method", "multi"));
+  if (auto s = args.getInt("seed")) tune.seed = static_cast<uint64_t>(*s);
+  if (auto b = args.getDouble("budget")) tune.budget = *b;
+  if (auto t = args.getInt("threads")) tune.threads = static_cast<int>(*t);
+  tune.log = [](const std::string& line) { std::cerr << line << "\n"; };
+  backend::CompileOptions options;
+  if (auto l = args.getDouble("time-limit"))
+    options.time_limit =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(*l));
+  const isel::Target target(isa);
+  backend::TuneResult r = backend::tune(target, *kernel, options, tune);
+  OutputTransaction out;
+  out.write(*out_path, oracle::printProgram(isa, r.best.program));
+  if (auto s = args.get("emit-schedule")) out.write(*s, r.best.schedule->json());
+  out.commit();
+  std::cerr << "tuned " << kernel_path << " for " << isa.name << ": " << r.best.costs.cycles
+            << " cycles, schedule " << r.best.schedule->json() << "  " << r.simulations
+            << " simulations = " << r.full_evaluations << " full-program equivalents over "
+            << r.built << " schedules (" << r.build_seconds << " s building, " << r.simulate_seconds
+            << " s simulating)\n";
+  return 0;
+}
+
+const Registration kTune{Command{
+    "tune",
+    "KERNEL.hlo",
+    "search a kernel's tiling schedules under the timing model",
+    "Builds the loop nest of every schedule of the kernel's tuning space (tile sizes, loop "
+    "orders,\n"
+    "contraction blocks and accumulators, 1 to 8 buffers; tile kernels compiled once each) and\n"
+    "finds the one with the fewest cycles on the timing model (docs/timing.md). The default\n"
+    "search, multi, is successive halving: every schedule simulated on 1/64 of its instruction\n"
+    "stream, the best quarter on 1/16, then 1/4, then the best in full; single spends the same\n"
+    "budget on full simulations of random schedules; exhaustive simulates every one in full.\n"
+    "Writes the fastest program to OUT (.tasm) and its schedule with --emit-schedule; prints the\n"
+    "search's progress to stderr. docs/tuning.md.",
+    {{"isa", "SPEC", "the ISA description (.taidl)"},
+     {"param", "K=V", "override a spec parameter", true},
+     {"output", "OUT", "write the fastest program here (.tasm)", false, false, "o"},
+     {"emit-schedule", "FILE", "write its schedule (JSON; tacit compile --schedule reads it)"},
+     {"method", "M", "multi (default), single or exhaustive"},
+     {"seed", "N", "the order of the space and its ties (default 1)"},
+     {"budget", "N", "single: full simulations (default: what multi spends)"},
+     {"threads", "N", "simulations in parallel (default: the cores)"},
+     {"time-limit", "S", "each schedule's compile (default 10)"}},
+    1,
+    1,
+    runTune}};
+
+}  // namespace
+}  // namespace tacit::cli
