@@ -46,6 +46,19 @@ target_include_directories(tacit_gecode SYSTEM INTERFACE ${GECODE_INCLUDE_DIR})
 target_link_libraries(tacit_gecode INTERFACE ${GECODE_MINIMODEL_LIB} ${GECODE_SEARCH_LIB}
                       ${GECODE_INT_LIB} ${GECODE_KERNEL_LIB} ${GECODE_SUPPORT_LIB} Threads::Threads)
 
+# XGBoost (C API): the learned cost models' gradient-boosted trees (src/costmodel). Exported as
+# tacit::xgboost with the absolute paths found here, like Gecode.
+find_path(XGBOOST_INCLUDE_DIR xgboost/c_api.h)
+find_library(XGBOOST_LIB xgboost)
+if(XGBOOST_INCLUDE_DIR AND XGBOOST_LIB)
+  set(XGBOOST_FOUND TRUE)
+endif()
+tacit_require_package(XGBOOST_FOUND "XGBoost" libxgboost-dev)
+add_library(tacit_xgboost INTERFACE)
+set_target_properties(tacit_xgboost PROPERTIES EXPORT_NAME xgboost)
+target_include_directories(tacit_xgboost SYSTEM INTERFACE ${XGBOOST_INCLUDE_DIR})
+target_link_libraries(tacit_xgboost INTERFACE ${XGBOOST_LIB})
+
 # mimalloc: the memory allocator of tacit's executables (the CLI, generated backends,
 # bench_backend), not of its libraries — a program embedding them keeps its own. Phase 1 allocates
 # and frees e-nodes, views and match records by the hundred thousand; with glibc's allocator that

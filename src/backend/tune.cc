@@ -195,6 +195,12 @@ double Tuner::buildSeconds() const {
   return impl_->build_seconds;
 }
 
+void Tuner::forEachProgram(
+    const std::function<void(const TileSchedule&, const oracle::Program&)>& f) const {
+  for (const Candidate& c : impl_->candidates)
+    f(c.schedule, c.result.program);
+}
+
 TuneResult Tuner::search(const TuneOptions& tune) {
   TuneResult out;
   out.space = impl_->space;

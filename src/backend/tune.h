@@ -40,7 +40,7 @@ struct TuneOptions {
   // iterations' misses would dominate a shorter one.
   int64_t min_prefix = 2048;
   // Called once per evaluation, in a deterministic order (the convergence log).
-  std::function<void(const std::string& line)> log;
+  std::function<void(const std::string& line)> log = nullptr;
 };
 
 struct TuneEvaluation {
@@ -81,6 +81,9 @@ class Tuner {
   double buildSeconds() const;
   // One search; the result's best program is a copy (searches may follow).
   TuneResult search(const TuneOptions& tune);
+  // Every built schedule and its program, in the space's order (a learned model's data).
+  void forEachProgram(
+      const std::function<void(const TileSchedule&, const oracle::Program&)>& f) const;
 
  private:
   struct Impl;

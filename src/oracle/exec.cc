@@ -71,22 +71,14 @@ void copyRuns(const AccessPlan& a, uint8_t* mem, uint8_t* dense, bool to_dense) 
       std::memcpy(mem, dense, run);
     return;
   }
-  int64_t idx[taidl::kMaxRank] = {};
-  for (int64_t r = 0; r < a.runs; ++r) {
-    int64_t off = 0;
-    for (size_t k = 0; k < a.outer; ++k)
-      off += idx[k] * a.stride[k];
+  forEachRun(a, [&](int64_t r, int64_t off) {
     uint8_t* m = mem + off * a.elem;
     uint8_t* d = dense + static_cast<size_t>(r) * run;
     if (to_dense)
       std::memcpy(d, m, run);
     else
       std::memcpy(m, d, run);
-    for (size_t k = a.outer; k-- > 0;) {
-      if (++idx[k] < a.extent[k]) break;
-      idx[k] = 0;
-    }
-  }
+  });
 }
 
 // memcpy with the sizes of vector registers inlined (queued slices are mostly one register).

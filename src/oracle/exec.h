@@ -36,6 +36,23 @@ struct AccessPlan {
   int64_t span_bytes = 0;  // from the first to past the last byte of the slice
 };
 
+// Calls f(r, offset) for each of the slice's contiguous runs in order: r counts them, offset is
+// the run's first element relative to the slice's first (in elements; a.elem bytes each).
+template <typename F>
+void forEachRun(const AccessPlan& a, F&& f) {
+  int64_t idx[taidl::kMaxRank] = {};
+  for (int64_t r = 0; r < a.runs; ++r) {
+    int64_t off = 0;
+    for (size_t k = 0; k < a.outer; ++k)
+      off += idx[k] * a.stride[k];
+    f(r, off);
+    for (size_t k = a.outer; k-- > 0;) {
+      if (++idx[k] < a.extent[k]) break;
+      idx[k] = 0;
+    }
+  }
+}
+
 struct PhasePlan {
   std::unique_ptr<hlo::EvalPlan> plan;  // null for a phase without outputs
   std::vector<uint32_t> reads, writes;  // access indices

@@ -377,17 +377,9 @@ class Machine::Impl {
       touched_.push_back(TouchedRange{a.buffer, write, base, a.span_bytes});
       return;
     }
-    int64_t idx[taidl::kMaxRank] = {};
-    for (int64_t r = 0; r < a.runs; ++r) {
-      int64_t off = 0;
-      for (size_t k = 0; k < a.outer; ++k)
-        off += idx[k] * a.stride[k];
+    detail::forEachRun(a, [&](int64_t, int64_t off) {
       touched_.push_back(TouchedRange{a.buffer, write, base + off * a.elem, a.run_bytes});
-      for (size_t k = a.outer; k-- > 0;) {
-        if (++idx[k] < a.extent[k]) break;
-        idx[k] = 0;
-      }
-    }
+    });
   }
 
   void count(Entry& e, int32_t inst) { count(e, inst, walk_.cost); }

@@ -7,35 +7,15 @@
 
 #include <string>
 
-#include "common/paths.h"
-#include "hlo_eval/random_literal.h"
-#include "oracle/tasm.h"
+#include "timing/kernel.h"
 #include "timing/timing.h"
 
 namespace tacit::timing {
 namespace {
 
-struct Kernel {
-  taidl::Isa isa;
-  oracle::Program program;
-  std::map<std::string, hlo::Literal> inputs;
-};
-
-void randomInputs(Kernel& r) {
-  uint64_t seed = 11;
-  for (const oracle::Tensor& t : r.program.tensors) {
-    if (t.kind == oracle::TensorKind::kInput)
-      r.inputs.emplace(t.name, hlo::randomLiteral(t.shape, seed++));
-  }
-}
-
-Kernel shippedKernel(const std::string& spec, const std::string& program,
-                     const taidl::ParamOverrides& params = {}) {
-  Kernel r{taidl::loadIsaFile(testing::sourceDir() + "/isa/" + spec, params), {}, {}};
-  r.program = oracle::parseProgramFile(r.isa, testing::sourceDir() + "/examples/" + program);
-  randomInputs(r);
-  return r;
-}
+using testing::Kernel;
+using testing::randomInputs;
+using testing::shippedKernel;
 
 const EngineUse& engine(const Report& report, const std::string& name) {
   for (const EngineUse& e : report.engines) {
@@ -173,9 +153,9 @@ kernel mlp2 hbm=262144 {
 )";
 
 Kernel tpuMlp(const taidl::ParamOverrides& params = {}) {
-  Kernel r{taidl::loadIsaFile(testing::sourceDir() + "/isa/tpuv1.taidl", params), {}, {}};
+  Kernel r{taidl::loadIsaFile(tacit::testing::sourceDir() + "/isa/tpuv1.taidl", params), {}, {}};
   r.program = oracle::parseProgram(r.isa, kTpuMlp, "mlp2.tasm");
-  randomInputs(r);
+  randomInputs(r, 11);
   return r;
 }
 

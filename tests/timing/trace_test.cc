@@ -8,30 +8,16 @@
 #include <set>
 #include <sstream>
 
-#include "common/paths.h"
-#include "hlo_eval/random_literal.h"
-#include "oracle/tasm.h"
+#include "timing/kernel.h"
 #include "timing/timing.h"
 
 namespace tacit::timing {
 namespace {
 
-struct Kernel {
-  taidl::Isa isa;
-  oracle::Program program;
-  std::map<std::string, hlo::Literal> inputs;
-};
+using testing::Kernel;
 
 Kernel tiledMatmul(const taidl::ParamOverrides& params = {}) {
-  Kernel r{taidl::loadIsaFile(testing::sourceDir() + "/isa/gemmini.taidl", params), {}, {}};
-  r.program = oracle::parseProgramFile(
-      r.isa, testing::sourceDir() + "/examples/gemmini/tiled_matmul_os_16_16.tasm");
-  uint64_t seed = 7;
-  for (const oracle::Tensor& t : r.program.tensors) {
-    if (t.kind == oracle::TensorKind::kInput)
-      r.inputs.emplace(t.name, hlo::randomLiteral(t.shape, seed++));
-  }
-  return r;
+  return testing::shippedKernel("gemmini.taidl", "gemmini/tiled_matmul_os_16_16.tasm", params, 7);
 }
 
 TEST(TimingTrace, IsValidTraceEventJson) {

@@ -1,0 +1,252 @@
+// Learned cost models against the timing model (issue 24, items 3 and 4; docs/costmodel.md).
+//
+// Data: int8 GEMMs of several shapes on Gemmini; each kernel's tuning space (backend/tune.h)
+// built, every schedule's program simulated in full by the timing model (the label) and described
+// by its features (costmodel/features.h, no simulation). Two tables:
+//
+//  1. held-out kernels: for each kernel, a model trained on the other kernels' programs ranks
+//     this kernel's schedules; Kendall's tau against the timing model's ranking, and the MAPE;
+//  2. transfer to a new accelerator design (Gemmini with a 32x32 array, DIM=32): a model trained
+//     on DIM=16 (shared features only) and adapted with k DIM=32 samples, against one trained
+//     from scratch on the same k samples; tau on the held-out DIM=32 kernels, for k in
+//     {0, 10, 50, 200, all}, averaged over 5 draws of the samples.
+//
+// Usage: bench_costmodel [--quick] [--cache DIR]   (--quick: fewer kernels; DIR, default
+// costmodel-data: the dataset, built on the first run, read on the next)
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backend/tune.h"
+#include "costmodel/features.h"
+#include "costmodel/model.h"
+#include "hlo/parser.h"
+#include "isel/target.h"
+#include "oracle/tasm.h"
+#include "taidl/isa.h"
+
+namespace {
+
+using namespace tacit;
+
+struct Shape {
+  int64_t m, k, n;
+  std::string name() const {
+    return std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
+  }
+};
+
+std::string gemm(const Shape& s) {
+  auto t = [](const char* e, int64_t a, int64_t b) {
+    return std::string(e) + "[" + std::to_string(a) + "," + std::to_string(b) + "]";
+  };
+  return "HloModule gemm\nENTRY main {\n  a = " + t("s8", s.m, s.k) +
+         " parameter(0)\n  b = " + t("s8", s.k, s.n) +
+         " parameter(1)\n  lo = s32[] constant(-128)\n" +
+         "  hi = s32[] constant(127)\n  wa = " + t("s32", s.m, s.k) +
+         " convert(a)\n  wb = " + t("s32", s.k, s.n) + " convert(b)\n  p = " + t("s32", s.m, s.n) +
+         " dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  c = " +
+         t("s32", s.m, s.n) + " clamp(lo, p, hi)\n  ROOT r = " + t("s8", s.m, s.n) +
+         " convert(c)\n}\n";
+}
+
+struct Sample {
+  size_t kernel = 0;
+  std::vector<float> all, shared;
+  double cycles = 0;
+};
+
+// Every schedule's program of each kernel's tuning space and its cycles, simulated in full; kept
+// in `cache` (one .tasm per program and a cycles file per kernel: the dataset, readable by
+// `tacit run --timing`) and read back from there when present.
+std::vector<Sample> dataset(const taidl::Isa& isa, const std::vector<Shape>& shapes,
+                            const std::string& cache) {
+  const isel::Target target(isa);
+  const int64_t dim = isa.params[static_cast<size_t>(isa.findParam("DIM"))].value;
+  std::vector<Sample> out;
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    const std::string dir = cache + "/dim" + std::to_string(dim) + "_" + shapes[k].name();
+    std::vector<std::pair<oracle::Program, double>> programs;
+    if (std::filesystem::exists(dir + "/cycles.txt")) {
+      std::ifstream in(dir + "/cycles.txt");
+      std::string file;
+      double cycles = 0;
+      while (in >> file >> cycles)
+        programs.emplace_back(oracle::parseProgramFile(isa, dir + "/" + file), cycles);
+    } else {
+      auto kernel = hlo::parseModule(gemm(shapes[k]), "gemm.hlo");
+      backend::CompileOptions options;
+      backend::Tuner tuner(target, *kernel, options);
+      backend::TuneResult r = tuner.search({.method = backend::TuneMethod::kExhaustive});
+      std::map<std::string, int64_t> cycles;
+      for (const backend::TuneEvaluation& e : r.evaluations)
+        cycles[e.schedule.json()] = e.cycles;
+      std::filesystem::create_directories(dir);
+      std::ofstream list(dir + "/cycles.txt");
+      tuner.forEachProgram([&](const backend::TileSchedule& s, const oracle::Program& p) {
+        const std::string file = std::to_string(programs.size()) + ".tasm";
+        std::ofstream(dir + "/" + file) << oracle::printProgram(isa, p);
+        list << file << " " << cycles.at(s.json()) << "\n";
+        programs.emplace_back(p, static_cast<double>(cycles.at(s.json())));
+      });
+    }
+    for (const auto& [p, cycles] : programs) {
+      costmodel::Features f = costmodel::programFeatures(isa, p);
+      out.push_back(Sample{
+          k, f.values, std::vector<float>(f.values.begin(), f.values.begin() + costmodel::kShared),
+          cycles});
+    }
+    std::printf("  %s DIM=%lld %-12s %zu programs\n", isa.name.c_str(), static_cast<long long>(dim),
+                shapes[k].name().c_str(), programs.size());
+    std::fflush(stdout);
+  }
+  return out;
+}
+
+struct Split {
+  std::vector<std::vector<float>> x;
+  std::vector<double> y;
+  std::vector<size_t> kernel;
+  // The sizes of the runs of rows of one kernel (a ranking model's groups).
+  std::vector<unsigned> groups() const {
+    std::vector<unsigned> g;
+    for (size_t i = 0; i < kernel.size(); ++i) {
+      if (i == 0 || kernel[i] != kernel[i - 1])
+        g.push_back(1);
+      else
+        ++g.back();
+    }
+    return g;
+  }
+  void add(const Sample& d, bool shared) {
+    x.push_back(shared ? d.shared : d.all);
+    y.push_back(d.cycles);
+    kernel.push_back(d.kernel);
+  }
+};
+
+Split rows(const std::vector<Sample>& data, const std::function<bool(const Sample&)>& keep,
+           bool shared) {
+  Split s;
+  for (const Sample& d : data) {
+    if (keep(d)) s.add(d, shared);
+  }
+  return s;
+}
+
+costmodel::TrainParams objective(bool ranking) {
+  costmodel::TrainParams p;
+  if (ranking) p.objective = costmodel::TrainParams::Objective::kRanking;
+  return p;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  std::string cache = "costmodel-data";
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    if (std::strcmp(argv[i], "--cache") == 0 && i + 1 < argc) cache = argv[++i];
+  }
+  const std::string spec = std::string(TACIT_SOURCE_DIR) + "/isa/gemmini.taidl";
+  std::vector<Shape> source_shapes = {{128, 128, 128}, {256, 256, 256}, {128, 256, 256},
+                                      {256, 128, 128}, {256, 512, 128}, {512, 128, 256},
+                                      {128, 512, 512}, {512, 256, 512}};
+  std::vector<Shape> target_shapes = {
+      {256, 256, 256}, {256, 512, 256}, {512, 256, 256}, {256, 256, 512}, {512, 512, 512}};
+  if (quick) source_shapes.resize(4), target_shapes.resize(3);
+  const taidl::Isa dim16 = taidl::loadIsaFile(spec);
+  const taidl::Isa dim32 = taidl::loadIsaFile(spec, {{"DIM", 32}});
+  std::printf("building the datasets (every schedule simulated in full):\n");
+  const std::vector<Sample> source = dataset(dim16, source_shapes, cache);
+  const std::vector<Sample> target = dataset(dim32, target_shapes, cache);
+  std::printf("\n1. held-out kernels, Gemmini DIM=16 (%zu programs of %zu kernels; all features)\n",
+              source.size(), source_shapes.size());
+  std::printf("%-14s %9s %10s %10s %10s\n", "kernel", "programs", "tau (reg)", "MAPE (reg)",
+              "tau (rank)");
+  double tau_reg = 0, tau_rank = 0;
+  for (size_t k = 0; k < source_shapes.size(); ++k) {
+    Split train = rows(
+        source, [&](const Sample& s) { return s.kernel != k; }, false);
+    Split test = rows(
+        source, [&](const Sample& s) { return s.kernel == k; }, false);
+    std::vector<double> reg =
+        costmodel::Model::train(train.x, train.y, objective(false)).predict(test.x);
+    std::vector<double> rank =
+        costmodel::Model::train(train.x, train.y, objective(true), nullptr, train.groups())
+            .predict(test.x);
+    const double a = costmodel::kendallTau(reg, test.y), b = costmodel::kendallTau(rank, test.y);
+    tau_reg += a;
+    tau_rank += b;
+    std::printf("%-14s %9zu %10.3f %9.1f%% %10.3f\n", source_shapes[k].name().c_str(),
+                test.y.size(), a, 100 * costmodel::mape(reg, test.y), b);
+  }
+  const double n = static_cast<double>(source_shapes.size());
+  std::printf("%-14s %9s %10.3f %10s %10.3f\n", "mean", "", tau_reg / n, "", tau_rank / n);
+
+  std::printf(
+      "\n2. transfer DIM=16 -> DIM=32 (shared features; tau on each held-out DIM=32 kernel, mean "
+      "over kernels and 5 draws of the k samples)\n");
+  std::printf("%6s %14s %10s %15s %11s\n", "k", "transferred", "scratch", "transferred", "scratch");
+  std::printf("%6s %14s %10s %15s %11s\n", "", "(reg)", "(reg)", "(rank)", "(rank)");
+  Split everything = rows(
+      source, [](const Sample&) { return true; }, true);
+  const costmodel::Model base[2] = {
+      costmodel::Model::train(everything.x, everything.y, objective(false)),
+      costmodel::Model::train(everything.x, everything.y, objective(true), nullptr,
+                              everything.groups())};
+  for (int64_t k : {0, 10, 50, 200, -1}) {
+    double transferred[2] = {0, 0}, scratch[2] = {0, 0};
+    int runs = 0;
+    for (size_t held = 0; held < target_shapes.size(); ++held) {
+      std::vector<const Sample*> pool;
+      for (const Sample& s : target)
+        if (s.kernel != held) pool.push_back(&s);
+      Split test = rows(
+          target, [&](const Sample& s) { return s.kernel == held; }, true);
+      for (uint64_t draw = 1; draw <= 5; ++draw) {
+        std::vector<const Sample*> order = pool;
+        std::mt19937_64 rng(draw);
+        std::shuffle(order.begin(), order.end(), rng);
+        const size_t take = k < 0 ? order.size() : std::min(order.size(), static_cast<size_t>(k));
+        order.resize(take);
+        std::stable_sort(order.begin(), order.end(),
+                         [](const Sample* a, const Sample* b) { return a->kernel < b->kernel; });
+        Split few;
+        for (const Sample* s : order)
+          few.add(*s, true);
+        for (int r = 0; r < 2; ++r) {
+          costmodel::TrainParams adapt = objective(r == 1);
+          adapt.rounds = 50;
+          std::vector<double> p =
+              take == 0 ? base[r].predict(test.x)
+                        : costmodel::Model::train(few.x, few.y, adapt, &base[r], few.groups())
+                              .predict(test.x);
+          transferred[r] += costmodel::kendallTau(p, test.y);
+          if (take > 0)
+            scratch[r] += costmodel::kendallTau(
+                costmodel::Model::train(few.x, few.y, objective(r == 1), nullptr, few.groups())
+                    .predict(test.x),
+                test.y);
+        }
+        ++runs;
+        if (k < 0) break;  // all samples: one draw
+      }
+    }
+    auto cell = [&](double v, bool none) {
+      return none ? std::string("-") : std::to_string(v / runs).substr(0, 5);
+    };
+    std::printf("%6s %14s %10s %15s %11s\n", k < 0 ? "all" : std::to_string(k).c_str(),
+                cell(transferred[0], false).c_str(), cell(scratch[0], k == 0).c_str(),
+                cell(transferred[1], false).c_str(), cell(scratch[1], k == 0).c_str());
+    std::fflush(stdout);
+  }
+  return 0;
+}

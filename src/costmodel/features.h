@@ -1,0 +1,34 @@
+// Features of a program for a learned cost model (docs/costmodel.md): computed from the program's
+// loop nest and the spec's costs and timing clauses alone, without running anything — the point of
+// a learned model is to be cheaper than the timing model it learns from.
+//
+// The first kShared features mean the same on every ISA (instructions, bytes, engine and memory
+// occupancy, latency, loop structure, and the bounds they imply), so that a model trained on one
+// ISA can be carried to
+// another; the rest count each instruction of the ISA (named "count:<instruction>").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "oracle/program.h"
+#include "taidl/isa.h"
+
+namespace tacit::costmodel {
+
+inline constexpr size_t kShared = 16;
+
+struct Features {
+  std::vector<std::string> names;
+  std::vector<float> values;  // names.size() values
+};
+
+// The shared features' names, in order.
+const std::vector<std::string>& sharedNames();
+
+// A program's features. Loop bounds are taken at their constant parts (tiled programs' bounds are
+// constants); attribute values at the loops' first iteration (an instruction's computational
+// attributes do not move; its costs and timing depend on them, not on addresses).
+Features programFeatures(const taidl::Isa& isa, const oracle::Program& program);
+
+}  // namespace tacit::costmodel
