@@ -2,10 +2,13 @@
 // and the searches that spend timing-model simulations on them.
 #include "backend/tune.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -70,6 +73,41 @@ std::string fractionText(double f) {
 }
 
 }  // namespace
+
+std::string TuneEvaluation::json() const {
+  std::string s = schedule.json();
+  s.pop_back();
+  nlohmann::json j = {
+      {"rung", rung}, {"fraction", fraction}, {"cycles", cycles}, {"instructions", instructions}};
+  std::string rest = j.dump();
+  return "{\"schedule\": " + s + ", " + rest.substr(1) + "\n";
+}
+
+TuneEvaluation TuneEvaluation::parse(const std::string& text, const std::string& file,
+                                     uint32_t line) {
+  auto bad = [&](const std::string& why) -> TuneEvaluation {
+    fail(file, {line, 1}, "not a tuning log line: " + why,
+         "each line is one evaluation as `tacit tune --log` writes it");
+  };
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    return bad(e.what());
+  }
+  if (!j.is_object() || !j.contains("schedule") || !j["schedule"].is_object())
+    return bad("no \"schedule\" object");
+  TuneEvaluation e;
+  e.schedule = TileSchedule::parse(j["schedule"].dump(), file);
+  for (const char* k : {"rung", "fraction", "cycles", "instructions"}) {
+    if (!j.contains(k) || !j[k].is_number()) return bad(std::string("no number \"") + k + "\"");
+  }
+  e.rung = j["rung"].get<double>();
+  e.fraction = j["fraction"].get<double>();
+  e.cycles = j["cycles"].get<int64_t>();
+  e.instructions = j["instructions"].get<int64_t>();
+  return e;
+}
 
 std::vector<TileSchedule> tuningSpace(const isel::Target& target, const hlo::HloModule& kernel) {
   const hlo::Shape& result = kernel.entry()->root()->shape();
@@ -215,12 +253,25 @@ TuneResult Tuner::search(const TuneOptions& tune) {
   Clock::time_point t;
   // Simulations of a rung, in parallel; each job writes its own slot.
   const taidl::Isa& isa = impl_->target.isa();
+  std::map<std::pair<std::string, double>, const TuneEvaluation*> known;
+  for (const TuneEvaluation& e : tune.known)
+    known[{e.schedule.json(), e.rung}] = &e;
   auto simulate = [&](std::vector<size_t> which, double fraction) {
     t = Clock::now();
     std::vector<int64_t> simulated(which.size());
+    std::vector<bool> reused(which.size(), false);
+    for (size_t i = 0; i < which.size(); ++i) {
+      Candidate& c = candidates[which[i]];
+      auto k = known.find({c.schedule.json(), fraction});
+      if (k == known.end()) continue;
+      c.estimate = k->second->cycles;
+      simulated[i] = k->second->instructions;
+      reused[i] = true;
+    }
     std::atomic<size_t> next{0};
     auto work = [&] {
       for (size_t i = next++; i < which.size(); i = next++) {
+        if (reused[i]) continue;
         Candidate& c = candidates[which[i]];
         const int64_t want =
             fraction >= 1
@@ -254,9 +305,15 @@ TuneResult Tuner::search(const TuneOptions& tune) {
       const Candidate& c = candidates[which[i]];
       const double share = static_cast<double>(simulated[i]) /
                            static_cast<double>(std::max<int64_t>(1, c.instructions));
-      out.full_evaluations += share;
-      ++out.simulations;
-      out.evaluations.push_back(TuneEvaluation{c.schedule, share, c.estimate, simulated[i]});
+      if (reused[i]) {
+        ++out.reused;
+      } else {
+        out.full_evaluations += share;
+        ++out.simulations;
+      }
+      out.evaluations.push_back(
+          TuneEvaluation{c.schedule, fraction, share, c.estimate, simulated[i]});
+      if (tune.evaluated) tune.evaluated(out.evaluations.back());
     }
     // Best first; ties by the (seeded) order of the space.
     std::stable_sort(which.begin(), which.end(), [&](size_t a, size_t b) {

@@ -29,6 +29,18 @@ enum class TuneMethod {
   kExhaustive,      // every schedule simulated in full (the reference)
 };
 
+struct TuneEvaluation {
+  TileSchedule schedule;
+  double rung = 1;           // the fraction of the instruction stream asked for
+  double fraction = 1;       // of the instruction stream simulated
+  int64_t cycles = 0;        // extrapolated from the prefix when fraction < 1
+  int64_t instructions = 0;  // simulated
+  // One JSON object on one line (a resumable log's line), and back; parse throws a
+  // DiagnosticError at `file`:`line` for anything else.
+  std::string json() const;
+  static TuneEvaluation parse(const std::string& text, const std::string& file, uint32_t line);
+};
+
 struct TuneOptions {
   TuneMethod method = TuneMethod::kMultiFidelity;
   uint64_t seed = 1;
@@ -39,15 +51,13 @@ struct TuneOptions {
   // A prefix is never shorter than this many instructions: the pipeline's fill and the first
   // iterations' misses would dominate a shorter one.
   int64_t min_prefix = 2048;
-  // Called once per evaluation, in a deterministic order (the convergence log).
+  // The search's progress, a line per rung.
   std::function<void(const std::string& line)> log = nullptr;
-};
-
-struct TuneEvaluation {
-  TileSchedule schedule;
-  double fraction = 1;       // of the instruction stream simulated
-  int64_t cycles = 0;        // extrapolated from the prefix when fraction < 1
-  int64_t instructions = 0;  // simulated
+  // Called once per simulation, in a deterministic order, when its rung ends (a resumable log).
+  std::function<void(const TuneEvaluation&)> evaluated = nullptr;
+  // Simulations of an earlier search over the same space (its log): one it holds — the same
+  // schedule at the same rung — is taken from it, not run again. How a search resumes.
+  std::vector<TuneEvaluation> known = {};
 };
 
 struct TuneResult {
@@ -56,6 +66,7 @@ struct TuneResult {
   size_t built = 0;             // of them, with a loop nest
   double full_evaluations = 0;  // simulated instructions / the best program's, summed: the cost
   size_t simulations = 0;       // simulations run (any fidelity)
+  size_t reused = 0;            // simulations taken from TuneOptions::known
   std::vector<TuneEvaluation> evaluations;  // in order
   double build_seconds = 0, simulate_seconds = 0;
 };

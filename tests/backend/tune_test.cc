@@ -90,10 +90,37 @@ TEST(Tune, MultiFidelityFindsTheExhaustiveOptimumForAFractionOfItsSimulations) {
     EXPECT_EQ(again.evaluations[i].schedule, mf.evaluations[i].schedule) << i;
     EXPECT_EQ(again.evaluations[i].cycles, mf.evaluations[i].cycles) << i;
   }
+  // Resuming: an interrupted search's log (every simulation but the last three) gives the same
+  // search, running only what the log lacks.
+  std::vector<TuneEvaluation> logged;
+  multi.evaluated = [&](const TuneEvaluation& e) {
+    logged.push_back(TuneEvaluation::parse(e.json(), "log.jsonl", 1));  // through its text
+  };
+  tuner.search(multi);
+  ASSERT_EQ(logged.size(), mf.evaluations.size());
+  multi.evaluated = nullptr;
+  multi.known.assign(logged.begin(), logged.end() - 3);
+  TuneResult resumed = tuner.search(multi);
+  EXPECT_EQ(resumed.reused, logged.size() - 3);
+  EXPECT_EQ(resumed.simulations, 3u);
+  EXPECT_EQ(resumed.best.schedule, mf.best.schedule);
+  EXPECT_EQ(resumed.best.costs.cycles, mf.best.costs.cycles);
   // The single-fidelity search spends what successive halving would, on full simulations.
   TuneResult single = tuner.search({.method = TuneMethod::kSingleFidelity, .seed = 3});
   EXPECT_LT(single.simulations, all.simulations);
   EXPECT_GE(single.best.costs.cycles, optimum);
+}
+
+TEST(Tune, ALogLineThatIsNotOneIsADiagnostic) {
+  for (const char* bad :
+       {"{", "[]", R"({"schedule": 3})", R"({"schedule": {"tile": [16], "order": [0]}})"}) {
+    try {
+      TuneEvaluation::parse(bad, "log.jsonl", 7);
+      FAIL() << bad;
+    } catch (const DiagnosticError& e) {
+      EXPECT_EQ(e.diagnostic().loc.line, 7u) << bad;
+    }
+  }
 }
 
 TEST(Tune, AKernelWithoutASpaceIsADiagnostic) {

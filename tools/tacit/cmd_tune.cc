@@ -1,5 +1,6 @@
 // `tacit tune --isa SPEC KERNEL.hlo -o OUT.tasm`: searches the kernel's tiling schedules under
 // the timing model (backend/tune.h, docs/tuning.md) and writes the fastest program.
+#include <fstream>
 #include <iostream>
 
 #include "backend/driver.h"
@@ -40,6 +41,28 @@ int runTune(const Args& args) {
   if (auto b = args.getDouble("budget")) tune.budget = *b;
   if (auto t = args.getInt("threads")) tune.threads = static_cast<int>(*t);
   tune.log = [](const std::string& line) { std::cerr << line << "\n"; };
+  if (auto resume = args.get("resume")) {
+    // One evaluation per line; a last line without its newline was cut by an interruption.
+    const std::string text = readFile(*resume);
+    uint32_t number = 0;
+    for (size_t at = 0; at < text.size();) {
+      const size_t end = text.find('\n', at);
+      ++number;
+      if (end == std::string::npos) break;
+      if (end > at)
+        tune.known.push_back(
+            backend::TuneEvaluation::parse(text.substr(at, end - at), *resume, number));
+      at = end + 1;
+    }
+  }
+  std::ofstream log_file;
+  if (auto log = args.get("log")) {
+    // A progress file, written as the search goes (not staged: what an interrupted search did
+    // is what --resume reads).
+    log_file.open(*log, std::ios::trunc);
+    if (!log_file) fail("cannot write --log " + *log);
+    tune.evaluated = [&](const backend::TuneEvaluation& e) { log_file << e.json() << std::flush; };
+  }
   backend::CompileOptions options;
   if (auto l = args.getDouble("time-limit"))
     options.time_limit =
@@ -52,9 +75,9 @@ int runTune(const Args& args) {
   out.commit();
   std::cerr << "tuned " << kernel_path << " for " << isa.name << ": " << r.best.costs.cycles
             << " cycles, schedule " << r.best.schedule->json() << "  " << r.simulations
-            << " simulations = " << r.full_evaluations << " full-program equivalents over "
-            << r.built << " schedules (" << r.build_seconds << " s building, " << r.simulate_seconds
-            << " s simulating)\n";
+            << " simulations = " << r.full_evaluations << " full-program equivalents (" << r.reused
+            << " more taken from --resume) over " << r.built << " schedules (" << r.build_seconds
+            << " s building, " << r.simulate_seconds << " s simulating)\n";
   return 0;
 }
 
@@ -70,7 +93,8 @@ const Registration kTune{Command{
     "stream, the best quarter on 1/16, then 1/4, then the best in full; single spends the same\n"
     "budget on full simulations of random schedules; exhaustive simulates every one in full.\n"
     "Writes the fastest program to OUT (.tasm) and its schedule with --emit-schedule; prints the\n"
-    "search's progress to stderr. docs/tuning.md.",
+    "search's progress to stderr; --log FILE records every simulation, and --resume FILE takes\n"
+    "them from such a log instead of running them again. docs/tuning.md.",
     {{"isa", "SPEC", "the ISA description (.taidl)"},
      {"param", "K=V", "override a spec parameter", true},
      {"output", "OUT", "write the fastest program here (.tasm)", false, false, "o"},
@@ -79,7 +103,9 @@ const Registration kTune{Command{
      {"seed", "N", "the order of the space and its ties (default 1)"},
      {"budget", "N", "single: full simulations (default: what multi spends)"},
      {"threads", "N", "simulations in parallel (default: the cores)"},
-     {"time-limit", "S", "each schedule's compile (default 10)"}},
+     {"time-limit", "S", "each schedule's compile (default 10)"},
+     {"log", "FILE", "write every simulation as a JSON line, as the search goes"},
+     {"resume", "FILE", "take the simulations of an earlier search's --log instead of rerunning"}},
     1,
     1,
     runTune}};
