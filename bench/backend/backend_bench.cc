@@ -317,8 +317,7 @@ Library librarySequence(const taidl::Isa& isa, const hlo::HloModule& m,
       }
       text += "}\n";
       auto it = cache.find(text);
-      if (it == cache.end())
-        it = cache.emplace(text, compileText(isa, text, false, model)).first;
+      if (it == cache.end()) it = cache.emplace(text, compileText(isa, text, false, model)).first;
       const Compiled& c = it->second;
       if (!c.costs) {
         // Fuse the piece with its producers; a piece fed only by parameters (AMX K3's reshape of

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <random>
 #include <sstream>
@@ -99,8 +100,14 @@ TuneEvaluation TuneEvaluation::parse(const std::string& text, const std::string&
     return bad("no \"schedule\" object");
   TuneEvaluation e;
   e.schedule = TileSchedule::parse(j["schedule"].dump(), file);
-  for (const char* k : {"rung", "fraction", "cycles", "instructions"}) {
-    if (!j.contains(k) || !j[k].is_number()) return bad(std::string("no number \"") + k + "\"");
+  for (const char* k : {"rung", "fraction"}) {
+    if (!j.contains(k) || !j[k].is_number() || !(j[k].get<double>() > 0) || j[k].get<double>() > 1)
+      return bad(std::string("\"") + k + "\" is a fraction in (0, 1]");
+  }
+  for (const char* k : {"cycles", "instructions"}) {
+    if (!j.contains(k) || !j[k].is_number_integer() ||
+        (j[k].is_number_unsigned() && j[k].get<uint64_t>() > INT64_MAX) || j[k].get<int64_t>() < 0)
+      return bad(std::string("\"") + k + "\" is a count (a non-negative integer)");
   }
   e.rung = j["rung"].get<double>();
   e.fraction = j["fraction"].get<double>();
