@@ -278,7 +278,7 @@ TEST(Tiling, AScheduleThatDoesNotFitIsADiagnostic) {
   auto kernel = hlo::parseModule(gemm(64, 16, 64), "gemm.hlo");
   auto message = [&](TileSchedule s) {
     CompileOptions o;
-    o.schedule = std::move(s);
+    o.schedule.emplace(std::move(s));
     try {
       compile(gemmini(), *kernel, o);
     } catch (const DiagnosticError& e) {
