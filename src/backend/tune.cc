@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <sstream>
@@ -255,8 +256,10 @@ TuneResult Tuner::search(const TuneOptions& tune) {
   auto log = [&](const std::string& line) {
     if (tune.log) tune.log(line);
   };
+  char seconds[32];
+  std::snprintf(seconds, sizeof(seconds), "%.1f s", out.build_seconds);
   log(std::to_string(out.space) + " schedules, " + std::to_string(out.built) + " built in " +
-      std::to_string(out.build_seconds) + " s");
+      seconds);
   Clock::time_point t;
   // Simulations of a rung, in parallel; each job writes its own slot.
   const taidl::Isa& isa = impl_->target.isa();

@@ -1,5 +1,6 @@
 // `tacit tune --isa SPEC KERNEL.hlo -o OUT.tasm`: searches the kernel's tiling schedules under
 // the timing model (backend/tune.h, docs/tuning.md) and writes the fastest program.
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 
@@ -73,11 +74,14 @@ int runTune(const Args& args) {
   out.write(*out_path, oracle::printProgram(isa, r.best.program));
   if (auto s = args.get("emit-schedule")) out.write(*s, r.best.schedule->json());
   out.commit();
-  std::cerr << "tuned " << kernel_path << " for " << isa.name << ": " << r.best.costs.cycles
-            << " cycles, schedule " << r.best.schedule->json() << "  " << r.simulations
-            << " simulations = " << r.full_evaluations << " full-program equivalents (" << r.reused
-            << " more taken from --resume) over " << r.built << " schedules (" << r.build_seconds
-            << " s building, " << r.simulate_seconds << " s simulating)\n";
+  char summary[256];
+  std::snprintf(summary, sizeof(summary),
+                "%lld cycles; %zu simulations = %.2f full-program equivalents (%zu more taken "
+                "from --resume) over %zu schedules (%.1f s building, %.2f s simulating)",
+                static_cast<long long>(r.best.costs.cycles), r.simulations, r.full_evaluations,
+                r.reused, r.built, r.build_seconds, r.simulate_seconds);
+  std::cerr << "tuned " << kernel_path << " for " << isa.name << ": " << summary << "\nschedule "
+            << r.best.schedule->json();
   return 0;
 }
 
