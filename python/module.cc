@@ -159,13 +159,6 @@ struct Program {
     }
     return out;
   }
-  std::map<std::string, hlo::Literal> zeros() const {
-    std::map<std::string, hlo::Literal> out;
-    for (const oracle::Tensor& t : program.tensors) {
-      if (t.kind == oracle::TensorKind::kInput) out.emplace(t.name, hlo::Literal(t.shape));
-    }
-    return out;
-  }
 };
 
 Program compile(Isa& self, const std::string& hlo_text, int verify, std::optional<std::string> cost,
@@ -208,7 +201,8 @@ py::dict run(const Program& self, const py::dict& given) {
 }
 
 py::object timingOf(const Program& self, std::optional<py::dict> given) {
-  std::map<std::string, hlo::Literal> inputs = given ? self.inputs(*given) : self.zeros();
+  std::map<std::string, hlo::Literal> inputs =
+      given ? self.inputs(*given) : timing::zeroInputs(self.program);
   timing::Report r;
   {
     py::gil_scoped_release free;

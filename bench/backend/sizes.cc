@@ -14,6 +14,7 @@
 
 #include "backend/compiler.h"
 #include "backend/verify.h"
+#include "common/gemm_hlo.h"
 #include "hlo/parser.h"
 #include "hlo_eval/random_literal.h"
 #include "oracle/machine.h"
@@ -27,17 +28,6 @@ using namespace tacit;
 
 // int8 GEMM [m,k]x[k,n] with int32 sums, saturated to int8 (or, `wide`, kept as int32 after the
 // clamp: the Exo kernel's output).
-std::string gemm(int64_t m, int64_t k, int64_t n, bool wide = false) {
-  std::ostringstream s;
-  const char* out = wide ? "s32" : "s8";
-  s << "HloModule gemm\nENTRY main {\n  a = s8[" << m << "," << k << "] parameter(0)\n  b = s8["
-    << k << "," << n << "] parameter(1)\n  wa = s32[" << m << "," << k
-    << "] convert(a)\n  wb = s32[" << k << "," << n << "] convert(b)\n  p = s32[" << m << "," << n
-    << "] dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
-    << "  lo = s32[] constant(-128)\n  hi = s32[] constant(127)\n  c = s32[" << m << "," << n
-    << "] clamp(lo, p, hi)\n  ROOT r = " << out << "[" << m << "," << n << "] convert(c)\n}\n";
-  return s.str();
-}
 
 double threadCpuMs() {
   timespec t{};
@@ -82,7 +72,7 @@ int sizeSweep(const std::string& source_dir, int runs) {
                  Size{256, 256, 256}, Size{512, 512, 512}, Size{1024, 1024, 1024},
                  Size{100, 64, 70}, Size{512, 512, 512}}) {
     const bool wide = at512 && s.m == 512;  // the second 512: Exo's int32 output
-    auto m = hlo::parseModule(gemm(s.m, s.k, s.n, wide), "gemm.hlo");
+    auto m = hlo::parseModule(bench::gemmHlo(s.m, s.k, s.n, wide), "gemm.hlo");
     const std::string name = std::to_string(s.m) + "x" + std::to_string(s.k) + "x" +
                              std::to_string(s.n) + (wide ? " s32 out" : "");
     std::vector<double> wall, cpu;

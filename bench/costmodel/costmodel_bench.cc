@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "backend/tune.h"
+#include "common/gemm_hlo.h"
 #include "costmodel/features.h"
 #include "costmodel/model.h"
 #include "hlo/parser.h"
@@ -41,20 +42,6 @@ struct Shape {
     return std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
   }
 };
-
-std::string gemm(const Shape& s) {
-  auto t = [](const char* e, int64_t a, int64_t b) {
-    return std::string(e) + "[" + std::to_string(a) + "," + std::to_string(b) + "]";
-  };
-  return "HloModule gemm\nENTRY main {\n  a = " + t("s8", s.m, s.k) +
-         " parameter(0)\n  b = " + t("s8", s.k, s.n) +
-         " parameter(1)\n  lo = s32[] constant(-128)\n" +
-         "  hi = s32[] constant(127)\n  wa = " + t("s32", s.m, s.k) +
-         " convert(a)\n  wb = " + t("s32", s.k, s.n) + " convert(b)\n  p = " + t("s32", s.m, s.n) +
-         " dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  c = " +
-         t("s32", s.m, s.n) + " clamp(lo, p, hi)\n  ROOT r = " + t("s8", s.m, s.n) +
-         " convert(c)\n}\n";
-}
 
 struct Sample {
   size_t kernel = 0;
@@ -80,7 +67,8 @@ std::vector<Sample> dataset(const taidl::Isa& isa, const std::vector<Shape>& sha
       while (in >> file >> cycles)
         programs.emplace_back(oracle::parseProgramFile(isa, dir + "/" + file), cycles);
     } else {
-      auto kernel = hlo::parseModule(gemm(shapes[k]), "gemm.hlo");
+      auto kernel =
+          hlo::parseModule(bench::gemmHlo(shapes[k].m, shapes[k].k, shapes[k].n), "gemm.hlo");
       backend::CompileOptions options;
       backend::Tuner tuner(target, *kernel, options);
       backend::TuneResult r = tuner.search({.method = backend::TuneMethod::kExhaustive});

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backend/compiler.h"
+#include "common/gemm_hlo.h"
 #include "hlo/parser.h"
 #include "hlo_eval/random_literal.h"
 #include "oracle/machine.h"
@@ -38,17 +39,6 @@ struct Row {
   std::string hlo;      // a kernel to compile (tiled)
 };
 
-std::string gemm(int64_t n) {
-  std::string s = "s8[" + std::to_string(n) + "," + std::to_string(n) + "]";
-  std::string w = "s32[" + std::to_string(n) + "," + std::to_string(n) + "]";
-  return "HloModule gemm" + std::to_string(n) + "\nENTRY main {\n  a = " + s +
-         " parameter(0)\n  b = " + s + " parameter(1)\n  lo = s32[] constant(-128)\n" +
-         "  hi = s32[] constant(127)\n  wa = " + w + " convert(a)\n  wb = " + w +
-         " convert(b)\n  p = " + w +
-         " dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  c = " + w +
-         " clamp(lo, p, hi)\n  ROOT r = " + s + " convert(c)\n}\n";
-}
-
 std::vector<Row> rows() {
   std::vector<Row> out;
   for (const char* flow : {"os", "ws"}) {
@@ -61,7 +51,8 @@ std::vector<Row> rows() {
   }
   out.push_back({"gemmini exo 512^3", "gemmini", 0, "gemmini/exo_512x512x512", ""});
   for (int64_t n : {256, 512, 1024})
-    out.push_back({"gemmini tacit " + std::to_string(n) + "^3", "gemmini", 0, "", gemm(n)});
+    out.push_back(
+        {"gemmini tacit " + std::to_string(n) + "^3", "gemmini", 0, "", bench::gemmHlo(n, n, n)});
   for (const char* k : {"cnn_inference_amx", "rnn_inference_amx", "sgemm_avx"}) {
     for (int blocks : {16, 256})
       out.push_back({std::string(k) + " blocks=" + std::to_string(blocks), "amx", 0,

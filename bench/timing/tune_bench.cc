@@ -11,6 +11,7 @@
 #include <string>
 
 #include "backend/tune.h"
+#include "common/gemm_hlo.h"
 #include "hlo/parser.h"
 #include "isel/target.h"
 #include "taidl/isa.h"
@@ -18,16 +19,6 @@
 namespace {
 
 using namespace tacit;
-
-std::string gemm(int64_t n) {
-  const std::string s = "s8[" + std::to_string(n) + "," + std::to_string(n) + "]";
-  const std::string w = "s32[" + std::to_string(n) + "," + std::to_string(n) + "]";
-  return "HloModule gemm\nENTRY main {\n  a = " + s + " parameter(0)\n  b = " + s +
-         " parameter(1)\n  lo = s32[] constant(-128)\n  hi = s32[] constant(127)\n  wa = " + w +
-         " convert(a)\n  wb = " + w + " convert(b)\n  p = " + w +
-         " dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  c = " + w +
-         " clamp(lo, p, hi)\n  ROOT r = " + s + " convert(c)\n}\n";
-}
 
 }  // namespace
 
@@ -39,7 +30,7 @@ int main(int argc, char** argv) {
   }
   const taidl::Isa isa = taidl::loadIsaFile(std::string(TACIT_SOURCE_DIR) + "/isa/gemmini.taidl");
   const isel::Target target(isa);
-  auto kernel = hlo::parseModule(gemm(size), "gemm.hlo");
+  auto kernel = hlo::parseModule(bench::gemmHlo(size, size, size), "gemm.hlo");
   backend::CompileOptions options;
   backend::Tuner tuner(target, *kernel, options);
   std::printf("gemmini int8 GEMM %lld^3: %zu schedules, %zu built in %.1f s\n",

@@ -124,11 +124,7 @@ ProgramCosts callCosts(const taidl::Isa& isa, const isel::UnitSet& units,
 }
 
 int64_t programCycles(const taidl::Isa& isa, const oracle::Program& program) {
-  std::map<std::string, hlo::Literal> inputs;
-  for (const oracle::Tensor& t : program.tensors) {
-    if (t.kind == oracle::TensorKind::kInput) inputs.emplace(t.name, hlo::Literal(t.shape));
-  }
-  return timing::simulate(isa, program, inputs).cycles;
+  return timing::simulate(isa, program, timing::zeroInputs(program)).cycles;
 }
 
 ProgramCosts measure(const taidl::Isa& isa, const isel::UnitSet& units, const isel::PiiGraph& graph,

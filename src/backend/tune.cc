@@ -49,15 +49,6 @@ int64_t executed(const taidl::Isa& isa, const std::vector<oracle::Stmt>& body) {
   return n;
 }
 
-// The cycles do not depend on the values (docs/timing.md): zero inputs.
-std::map<std::string, hlo::Literal> zeroInputs(const oracle::Program& p) {
-  std::map<std::string, hlo::Literal> inputs;
-  for (const oracle::Tensor& t : p.tensors) {
-    if (t.kind == oracle::TensorKind::kInput) inputs.emplace(t.name, hlo::Literal(t.shape));
-  }
-  return inputs;
-}
-
 struct Candidate {
   TileSchedule schedule;
   CompileResult result;
@@ -290,8 +281,8 @@ TuneResult Tuner::search(const TuneOptions& tune) {
                                                 static_cast<double>(c.instructions) * fraction)));
         const oracle::Program& p = c.result.program;
         timing::Report r = want >= c.instructions
-                               ? timing::simulate(isa, p, zeroInputs(p))
-                               : timing::simulatePrefix(isa, p, zeroInputs(p), want);
+                               ? timing::simulate(isa, p, timing::zeroInputs(p))
+                               : timing::simulatePrefix(isa, p, timing::zeroInputs(p), want);
         simulated[i] = r.instructions;
         c.estimate = r.instructions >= c.instructions
                          ? r.cycles

@@ -6,6 +6,7 @@
 
 #include "hlo/dtype.h"
 #include "taidl/walk.h"
+#include "timing/timing.h"
 
 namespace tacit::costmodel {
 namespace {
@@ -155,18 +156,16 @@ class Walker {
   // the memory's.
   double call(int32_t instruction, const std::vector<int64_t>& attrs, double times) {
     const taidl::Instruction& inst = isa_.instructions[static_cast<size_t>(instruction)];
-    CallCosts c;
-    c.cost = inst.cost ? eval(inst.cost->expr, attrs, 1) : 1;
-    c.interval = c.cost;
-    if (const taidl::Stmt* t = inst.timing) {
-      c.engine = static_cast<size_t>(t->engine);
-      c.interval = eval(t->expr, attrs, c.cost);
-      c.latency = eval(t->expr2, attrs, c.interval);
-      c.hbm = t->expr3.empty() ? hbmBytes(inst.body, attrs) : eval(t->expr3, attrs, 0);
-    } else {
-      c.hbm = hbmBytes(inst.body, attrs);
+    const double cost = inst.cost ? eval(inst.cost->expr, attrs, 1) : 1;
+    // The timing model's own reading of the clause; one that does not evaluate here (it needs a
+    // register) counts as its cost on the first engine.
+    timing::CallTiming t{0, static_cast<int64_t>(cost), static_cast<int64_t>(cost), -1};
+    try {
+      t = timing::callTiming(inst, attrs, static_cast<int64_t>(cost));
+    } catch (const taidl::ExprError&) {
     }
-    c.latency = std::max(c.latency, c.interval);
+    CallCosts c{t.engine, cost, static_cast<double>(t.interval), static_cast<double>(t.latency),
+                t.bytes >= 0 ? static_cast<double>(t.bytes) : hbmBytes(inst.body, attrs)};
     instructions_ += times;
     cost_ += times * c.cost;
     hbm_ += times * c.hbm;
@@ -174,11 +173,9 @@ class Walker {
     latency_sum_ += times * c.latency;
     counts_[static_cast<size_t>(instruction)] += times;
     if (isa_.memory && c.hbm > 0) {
-      const taidl::MemoryPort& m = *isa_.memory;
-      port_ += times * std::max(c.hbm / static_cast<double>(m.beat),
-                                c.hbm * static_cast<double>(m.latency) /
-                                    static_cast<double>(m.in_flight * m.request));
-      return c.latency + static_cast<double>(m.latency);
+      port_ += times *
+               static_cast<double>(timing::portCycles(*isa_.memory, static_cast<int64_t>(c.hbm)));
+      return c.latency + static_cast<double>(isa_.memory->latency);
     }
     return c.latency;
   }

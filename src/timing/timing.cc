@@ -115,36 +115,54 @@ int64_t Simulator::reservePort(int64_t earliest, int64_t cycles) {
   return t;
 }
 
+CallTiming callTiming(const taidl::Instruction& inst, std::span<const int64_t> attrs,
+                      int64_t cost) {
+  CallTiming t;
+  t.interval = cost;
+  t.latency = -1;
+  if (const taidl::Stmt* clause = inst.timing) {
+    t.engine = static_cast<size_t>(clause->engine);
+    const taidl::EvalEnv env{attrs, {}, {}};
+    if (!clause->expr.empty()) t.interval = taidl::evalExpr(clause->expr, env);
+    if (!clause->expr2.empty()) t.latency = taidl::evalExpr(clause->expr2, env);
+    if (!clause->expr3.empty()) t.bytes = taidl::evalExpr(clause->expr3, env);
+  }
+  t.latency = std::max(t.latency, t.interval);
+  return t;
+}
+
+int64_t portCycles(const taidl::MemoryPort& m, int64_t bytes) {
+  return std::max(ceilDiv(bytes, m.beat), ceilDiv(bytes * m.latency, m.in_flight * m.request));
+}
+
+std::map<std::string, hlo::Literal> zeroInputs(const oracle::Program& program) {
+  std::map<std::string, hlo::Literal> inputs;
+  for (const oracle::Tensor& t : program.tensors) {
+    if (t.kind == oracle::TensorKind::kInput) inputs.emplace(t.name, hlo::Literal(t.shape));
+  }
+  return inputs;
+}
+
 void Simulator::add(const oracle::TraceEvent& e) {
   const taidl::Instruction& inst = isa_.instructions[static_cast<size_t>(e.instruction)];
-  const taidl::Stmt* clause = inst.timing;
-  // The clause's interval and latency (default: the cost, and the interval).
-  int64_t interval = e.cost, latency = -1, bytes = -1;
-  size_t engine = 0;
-  if (clause) {
-    engine = static_cast<size_t>(clause->engine);
-    taidl::EvalEnv env{e.attrs, {}, {}};
-    auto eval = [&](const taidl::Expr& x, std::string_view what) {
-      int64_t v = 0;
-      try {
-        v = taidl::evalExpr(x, env);
-      } catch (const taidl::ExprError& err) {
-        fail(std::string(e.file), e.loc,
-             "the " + std::string(what) + " of " + isa_.callText(inst, e.attrs) +
-                 " fails: " + err.message);
-      }
-      if (v < 0)
-        fail(std::string(e.file), e.loc,
-             "the " + std::string(what) + " of " + isa_.callText(inst, e.attrs) + " is negative (" +
-                 std::to_string(v) + ")",
-             "the timing clause at " + isa_.locText(clause->offset) + " gives it");
-      return v;
-    };
-    if (!clause->expr.empty()) interval = eval(clause->expr, "timing interval");
-    if (!clause->expr2.empty()) latency = eval(clause->expr2, "timing latency");
-    if (!clause->expr3.empty()) bytes = eval(clause->expr3, "timing bytes");
+  CallTiming t;
+  try {
+    t = callTiming(inst, e.attrs, e.cost);
+  } catch (const taidl::ExprError& err) {
+    fail(std::string(e.file), e.loc,
+         "the timing clause of " + isa_.callText(inst, e.attrs) + " fails: " + err.message);
   }
-  latency = std::max(latency, interval);
+  const bool given_bytes = inst.timing && !inst.timing->expr3.empty();
+  for (auto [value, what] : {std::pair{t.interval, "interval"}, std::pair{t.latency, "latency"},
+                             std::pair{given_bytes ? t.bytes : 0, "bytes"}}) {
+    if (value < 0)
+      fail(std::string(e.file), e.loc,
+           "the timing " + std::string(what) + " of " + isa_.callText(inst, e.attrs) +
+               " is negative (" + std::to_string(value) + ")",
+           "the timing clause at " + isa_.locText(inst.timing->offset) + " gives it");
+  }
+  const size_t engine = t.engine;
+  const int64_t interval = t.interval, latency = t.latency, bytes = t.bytes;
   EngineState& eng = engines_[engine];
 
   // Dispatch: in order, one per cycle, into a free entry of the engine's queue.
@@ -183,8 +201,7 @@ void Simulator::add(const oracle::TraceEvent& e) {
   int64_t port_start = start, port_end = start;
   if (isa_.memory && hbm > 0) {
     const taidl::MemoryPort& m = *isa_.memory;
-    int64_t cycles =
-        std::max(ceilDiv(hbm, m.beat), ceilDiv(hbm * m.latency, m.in_flight * m.request));
+    const int64_t cycles = portCycles(m, hbm);
     port_start = reservePort(start, cycles);
     port_end = port_start + cycles;
     memory_busy_ += cycles;

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <map>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,21 @@
 #include "taidl/isa.h"
 
 namespace tacit::timing {
+
+// What one execution of an instruction occupies (docs/timing.md, "The rules"), from its timing
+// clause at its attribute values: its engine, interval (default: its cost), latency (default,
+// and at least, the interval) and HBM bytes (-1: the bytes of its HBM slices). Throws
+// taidl::ExprError when an expression fails; values may be negative (the caller decides).
+struct CallTiming {
+  size_t engine = 0;
+  int64_t interval = 0, latency = 0, bytes = -1;
+};
+CallTiming callTiming(const taidl::Instruction& inst, std::span<const int64_t> attrs, int64_t cost);
+// Cycles `bytes` of HBM hold the memory port: the bus width or the requests in flight over the
+// latency, whichever binds.
+int64_t portCycles(const taidl::MemoryPort& memory, int64_t bytes);
+// Zero for every input of `program` (the model's cycles never depend on values).
+std::map<std::string, hlo::Literal> zeroInputs(const oracle::Program& program);
 
 // One simulated instruction.
 struct Event {

@@ -47,11 +47,7 @@ TEST(Features, AgreeWithTheTimingModelsCounts) {
     ASSERT_EQ(f.names.size(), f.values.size());
     ASSERT_EQ(f.names.size(), kShared + gemmini().instructions.size());
     EXPECT_EQ(std::vector<std::string>(f.names.begin(), f.names.begin() + kShared), sharedNames());
-    std::map<std::string, hlo::Literal> zeros;
-    for (const oracle::Tensor& t : p.tensors) {
-      if (t.kind == oracle::TensorKind::kInput) zeros.emplace(t.name, hlo::Literal(t.shape));
-    }
-    timing::Report r = timing::simulate(gemmini(), p, zeros);
+    timing::Report r = timing::simulate(gemmini(), p, timing::zeroInputs(p));
     EXPECT_FLOAT_EQ(f.values[0], lg(static_cast<double>(r.instructions)));
     EXPECT_FLOAT_EQ(f.values[2], lg(static_cast<double>(r.hbm_bytes)));  // the bytes clauses
     EXPECT_FLOAT_EQ(f.values[3], lg(static_cast<double>(r.memory_busy)));
