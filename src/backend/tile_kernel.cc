@@ -73,8 +73,14 @@ class TileBuilder {
               ContractionBlock block)
       : out_(out), parameters_(parameters), b_("tile"), rank_(rank), block_(block) {}
 
-  // The accumulator the dot adds its block's sum to (kMiddle, kLast).
-  void setAccumulator(HloInstruction* acc) { acc_ = acc; }
+  // The blocks of the tile `tile` whose partial sums are carried apart (more than one: the dot
+  // of the whole tile is the grid of their dots), and the accumulator each adds its sum to
+  // (kMiddle, kLast; none for kFirst).
+  void setSums(const Box& tile, std::vector<Box> blocks, std::vector<HloInstruction*> acc) {
+    tile_ = tile;
+    blocks_ = std::move(blocks);
+    acc_ = std::move(acc);
+  }
 
   HloInstruction* build(const HloInstruction* x, const Box& box) {
     auto key = std::make_pair(x, box);
@@ -169,6 +175,7 @@ class TileBuilder {
   // Result = batch dims, then lhs free dims, then rhs free dims; contracting dims are read whole,
   // or, split into steps, the block of the one contracting dimension (moving with loop `rank_`).
   HloInstruction* dot(const HloInstruction* x, const Box& box) {
+    if (blocks_.size() > 1 && !(box < tile_) && !(tile_ < box)) return grid(x);
     const hlo::DotDims& dims = *x->attrs().dot_dims;
     const bool split = block_.size > 0;
     if (split && (dims.lhs_contracting.size() != 1 || !hlo::isInteger(x->shape().elementType())))
@@ -208,7 +215,32 @@ class TileBuilder {
         side(x->operand(0), dims.lhs_batch, dims.lhs_contracting, dims.lhs_batch.size());
     HloInstruction* rhs = side(x->operand(1), dims.rhs_batch, dims.rhs_contracting, next);
     HloInstruction* d = b_.dot(lhs, rhs, dims, x->shape().elementType());
-    return acc_ ? b_.binary(HloOpcode::kAdd, acc_, d) : d;
+    HloInstruction* acc = accumulatorOf(box);
+    return acc ? b_.binary(HloOpcode::kAdd, acc, d) : d;
+  }
+
+  // The accumulator of the dot over `box`: the one of its block, or the only one.
+  HloInstruction* accumulatorOf(const Box& box) const {
+    if (acc_.size() == 1) return acc_[0];
+    for (size_t i = 0; i < acc_.size(); ++i) {
+      if (!(box < blocks_[i]) && !(blocks_[i] < box)) return acc_[i];
+    }
+    return nullptr;
+  }
+
+  // The dot over the whole tile as the grid of its blocks' dots (rows of blocks, row-major).
+  HloInstruction* grid(const HloInstruction* x) {
+    const size_t cols = static_cast<size_t>(x->shape().rank() - 1);
+    std::vector<HloInstruction*> rows, row;
+    for (size_t i = 0; i < blocks_.size(); ++i) {
+      row.push_back(build(x, blocks_[i]));
+      const bool last =
+          i + 1 == blocks_.size() || blocks_[i + 1].start[cols] <= blocks_[i].start[cols];
+      if (!last) continue;
+      rows.push_back(row.size() == 1 ? row[0] : b_.concatenate(row, static_cast<int64_t>(cols)));
+      row.clear();
+    }
+    return rows.size() == 1 ? rows[0] : b_.concatenate(rows, static_cast<int64_t>(cols) - 1);
   }
 
   HloInstruction* reduce(const HloInstruction* x, const Box& box) {
@@ -232,7 +264,9 @@ class TileBuilder {
   hlo::HloBuilder b_;
   const int64_t rank_;
   const ContractionBlock block_;
-  HloInstruction* acc_ = nullptr;
+  Box tile_;
+  std::vector<Box> blocks_;
+  std::vector<HloInstruction*> acc_;
   std::map<std::pair<const HloInstruction*, Box>, HloInstruction*> memo_;
   std::map<int64_t, std::vector<int64_t>> windows_;  // parameter -> follows
   std::map<int64_t, HloInstruction*> params_;
@@ -277,17 +311,52 @@ TileModuleOrReason buildTileModule(const hlo::HloModule& kernel, const std::vect
     box.follows.push_back(static_cast<int64_t>(d));
   }
   hlo::Shape result(results[0].elementType(), sizes);
+  // The blocks of the tile whose sums are carried apart (one: the tile).
+  std::vector<Box> blocks;
+  if (step != TileStep::kWhole && !block.sums.empty()) {
+    if (rank < 2 || block.sums.size() != 2 || sizes[rank - 2] % block.sums[0] != 0 ||
+        sizes[rank - 1] % block.sums[1] != 0)
+      return {std::nullopt, "the accumulator's blocks do not divide the tile"};
+    for (int64_t r = 0; r < sizes[rank - 2]; r += block.sums[0]) {
+      for (int64_t c = 0; c < sizes[rank - 1]; c += block.sums[1]) {
+        Box x = box;
+        x.start[rank - 2] += r;
+        x.start[rank - 1] += c;
+        x.size[rank - 2] = block.sums[0];
+        x.size[rank - 1] = block.sums[1];
+        blocks.push_back(std::move(x));
+      }
+    }
+  }
+  if (blocks.empty()) blocks.push_back(box);
   try {
     for (int64_t i = 0; i < entry->parameterCount(); ++i)
       b.declare(entry->parameter(i));
+    std::vector<HloInstruction*> acc;
     if (step == TileStep::kMiddle || step == TileStep::kLast) {
-      hlo::Shape acc(dot->shape().elementType(), sizes);
-      parameters.push_back(acc);
-      b.setAccumulator(b.builder().parameter(entry->parameterCount(), acc, "accumulator"));
+      for (const Box& x : blocks) {
+        hlo::Shape sum(dot->shape().elementType(), x.size);
+        parameters.push_back(sum);
+        acc.push_back(b.builder().parameter(
+            static_cast<int64_t>(parameters.size()) - 1, sum,
+            blocks.size() == 1 ? "accumulator" : "accumulator" + std::to_string(acc.size())));
+      }
     }
-    const HloInstruction* top = step == TileStep::kFirst || step == TileStep::kMiddle ? dot : root;
-    if (top == dot) result = hlo::Shape(dot->shape().elementType(), sizes);
-    b.builder().addTo(*tile.module, /*entry=*/true, b.build(top, box));
+    if (step != TileStep::kWhole) b.setSums(box, blocks, std::move(acc));
+    if (step == TileStep::kFirst || step == TileStep::kMiddle) {
+      // The partial sums: the dot's blocks, each an accumulator.
+      std::vector<HloInstruction*> sums;
+      std::vector<hlo::Shape> shapes;
+      for (const Box& x : blocks) {
+        sums.push_back(b.build(dot, x));
+        shapes.emplace_back(dot->shape().elementType(), x.size);
+      }
+      result = shapes.size() == 1 ? shapes[0] : hlo::Shape::tuple(shapes);
+      b.builder().addTo(*tile.module, /*entry=*/true,
+                        sums.size() == 1 ? sums[0] : b.builder().tuple(sums));
+    } else {
+      b.builder().addTo(*tile.module, /*entry=*/true, b.build(root, box));
+    }
   } catch (const NotTileable& e) {
     return {std::nullopt, e.reason};
   } catch (const DiagnosticError& e) {

@@ -44,9 +44,13 @@ enum class TileStep {
 };
 
 // The contraction block of a step: [start, start + size) of the dot's contracting dimension,
-// which moves with loop dimension `dim` (the result's rank: one past its dimensions).
+// which moves with loop dimension `dim` (the result's rank: one past its dimensions). `sums`: the
+// box each accumulator holds, over the result's last two dimensions (empty: one accumulator holds
+// the whole tile); a tile larger than what one accumulator holds (AMX's 32x32 s32 tile in four
+// 16x16 tile registers) carries its partial sums as the blocks of a grid of that box.
 struct ContractionBlock {
   int64_t start = 0, size = 0;
+  std::vector<int64_t> sums;
 };
 
 // The kernel's one dot: nullptr if its entry has none or several.
@@ -55,7 +59,8 @@ const hlo::HloInstruction* onlyDot(const hlo::HloModule& kernel);
 // The kernel restricted to the box [starts, starts + sizes) of its single array result (for
 // kFirst and kMiddle: of its dot), or a reason why the kernel cannot be tiled this way. The steps
 // other than kWhole need exactly one dot, of integers, with one contracting dimension; the steps
-// that read the accumulator take it as their last parameter.
+// that read the accumulator take it as their last parameters (one per block of block.sums, in
+// row-major order), and kFirst and kMiddle return its blocks as a tuple when there are several.
 struct TileModuleOrReason {
   std::optional<TileModule> tile;
   std::string reason;

@@ -6,6 +6,7 @@
 #include "alloc/call_info.h"
 #include "backend/emit.h"
 #include "backend/tiling_internal.h"
+#include "support/strings.h"
 #include "taidl/check.h"
 #include "taidl/expr.h"
 
@@ -85,7 +86,9 @@ std::string TiledProgram::emitLoop(const StepKernel& k, TileIndices index_of,
   std::optional<OnChipShift> apart;
   if (copies > 1) {
     apart = onChipShift(k, copies);
-    if (!apart) return "the copies of a kernel's on-chip data do not fit";
+    if (!apart)
+      return std::to_string(copies) + " copies of the on-chip data of the tile kernel " +
+             join(k.kind.sizes, "x") + " do not fit in its buffers (fewer \"buffers\")";
   }
   const auto depth = static_cast<uint32_t>(extents.size());
   if (!apart || apart->empty()) {  // one copy (nothing on chip moves: one is all there is)

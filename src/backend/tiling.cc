@@ -41,31 +41,34 @@ std::string stepName(TileStep s) {
   return "tile";
 }
 
-// How a step kernel is imported: its result a window of the kernel's (or the accumulator, on
-// chip), its accumulator parameter on chip, the kernel's HBM below its scratch.
-isel::ImportOptions importOf(const taidl::Isa& isa, TileStep step, const TileKind& kind,
-                             const std::vector<int64_t>& dims, int32_t accumulator,
-                             size_t parameters, int64_t io_bytes) {
+// How a step kernel is imported: its result a window of the kernel's (or its accumulators, on
+// chip), its accumulator parameters on chip, the kernel's HBM below its scratch.
+isel::ImportOptions importOf(TileStep step, const TileKind& kind, const std::vector<int64_t>& dims,
+                             const std::vector<isel::Residence>& sums, size_t parameters,
+                             int64_t io_bytes) {
   isel::ImportOptions o;
   o.reserved_hbm = io_bytes;
   const auto rank = static_cast<std::ptrdiff_t>(dims.size());
   std::vector<int64_t> first(kind.first.begin(), kind.first.begin() + rank);
-  std::vector<int64_t> sizes(kind.sizes.begin(), kind.sizes.begin() + rank);
-  isel::Residence on_chip{accumulator, {}, 0};
-  if (accumulator >= 0) {
-    const taidl::Buffer& b = isa.buffers[static_cast<size_t>(accumulator)];
-    on_chip.start.assign(b.access.size(), 0);
-    on_chip.block_cols = tiling::stackedColumns(b, sizes);
-  }
   if (step == TileStep::kWhole || step == TileStep::kLast)
     o.windows = {isel::ResultWindow{dims, first}};
   else
-    o.resident_results = {on_chip};
+    o.resident_results.assign(sums.begin(), sums.end());
   if (step == TileStep::kMiddle || step == TileStep::kLast) {
-    o.resident_parameters.resize(parameters + 1);
-    o.resident_parameters[parameters] = on_chip;
+    o.resident_parameters.resize(parameters);
+    o.resident_parameters.insert(o.resident_parameters.end(), sums.begin(), sums.end());
   }
   return o;
+}
+
+// The accumulators of a split contraction's output tile of `sizes`; a buffer that cannot hold
+// the tile gets it as it is at its start (phase 1 then finds no program, a reason).
+tiling::Accumulators accumulatorsOf(const taidl::Isa& isa, int32_t buffer, hlo::PrimitiveType sums,
+                                    const std::vector<int64_t>& sizes) {
+  if (buffer < 0) return {};
+  if (auto a = tiling::accumulators(isa, buffer, sums, sizes)) return *a;
+  const taidl::Buffer& b = isa.buffers[static_cast<size_t>(buffer)];
+  return {{}, {isel::Residence{buffer, std::vector<int64_t>(b.access.size(), 0), std::nullopt}}};
 }
 
 }  // namespace
@@ -143,14 +146,17 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
         const auto rank = static_cast<std::ptrdiff_t>(dims.size());
         std::vector<int64_t> sizes(kind.sizes.begin(), kind.sizes.begin() + rank);
         std::vector<int64_t> first(kind.first.begin(), kind.first.begin() + rank);
+        const tiling::Accumulators sums =
+            accumulatorsOf(isa, accumulator,
+                           contraction ? contraction->type : hlo::PrimitiveType::kInvalid, sizes);
         ContractionBlock block;
-        if (kind.sizes.size() > dims.size()) block = {kind.first.back(), kind.sizes.back()};
+        if (kind.sizes.size() > dims.size())
+          block = {kind.first.back(), kind.sizes.back(), sums.block};
         TileModuleOrReason module = buildTileModule(kernel, first, sizes, step, block);
         if (module.tile) {
           CompileOptions o = options;
           o.alloc.repeated = true;  // a loop body: its constants and result region stay whole
-          o.selector.import =
-              importOf(isa, step, kind, dims, accumulator, parameters, layout.io_bytes);
+          o.selector.import = importOf(step, kind, dims, sums.places, parameters, layout.io_bytes);
           if (bounded) {
             o.alloc.solver_fail_limit = kTileSolveFailures;
             o.alloc.max_orders = std::min(o.alloc.max_orders, kTileOrders);

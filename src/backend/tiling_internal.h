@@ -63,12 +63,29 @@ std::vector<TileKind> outputKinds(const std::vector<int64_t>& dims, const TileSc
 // The steps of one output tile kind and where their tiles are (the contraction's entries last).
 std::vector<std::pair<TileStep, TileKind>> stepsOf(const TileKind& output, const TileSchedule& s,
                                                    int64_t contraction_extent);
-// The buffer index of a schedule's accumulator (-1 when the contraction is whole), and whether a
-// tile of `sizes` of `type` is its row form — as it is, or as its column blocks of the buffer's
-// row width stacked along the rows (stackedColumns: that width; 0 when not stacked).
+// The buffer index of a schedule's accumulator (-1 when the contraction is whole).
 int32_t accumulatorBuffer(const taidl::Isa& isa, const TileSchedule& s);
-bool holdsTile(const taidl::Buffer& b, hlo::PrimitiveType type, const std::vector<int64_t>& sizes);
-int64_t stackedColumns(const taidl::Buffer& b, const std::vector<int64_t>& sizes);
+// How buffer `buffer` holds an output tile of `sizes` and `type` at its start, if it can: in its
+// row form (the buffer's element type, access extents then unit dims), or as the bytes of one
+// unit in the buffer's element type (Residence::held: AMX's tile registers).
+std::optional<isel::Residence> tileResidence(const taidl::Isa& isa, int32_t buffer,
+                                             hlo::PrimitiveType type,
+                                             const std::vector<int64_t>& sizes);
+// The accumulators of an output tile in a buffer: one holding the whole tile, or — a tile larger
+// than one holds — the blocks of a grid (`block`: rows and columns; empty for one), each at its
+// own place along the buffer's access dimension (Gemmini's 32x32 tile as two 32x16 column blocks
+// at accumulator rows 0 and 32; AMX's as four 16x16 blocks in tile registers 0 to 3).
+struct Accumulators {
+  std::vector<int64_t> block;
+  std::vector<isel::Residence> places;  // per block, row-major over the grid
+};
+std::optional<Accumulators> accumulators(const taidl::Isa& isa, int32_t buffer,
+                                         hlo::PrimitiveType type,
+                                         const std::vector<int64_t>& sizes);
+// Whether the buffer holds every output tile kind of `s`: the accumulators the default space and
+// the tuner offer.
+bool holdsEveryTile(const taidl::Isa& isa, int32_t buffer, const Contraction& contraction,
+                    const std::vector<int64_t>& dims, const TileSchedule& s);
 
 // The loop nest over every output tile's kernels, their HBM addresses moved from tile to tile.
 class TiledProgram {

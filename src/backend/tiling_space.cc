@@ -61,21 +61,72 @@ int64_t tileCount(const std::vector<int64_t>& dims, const std::vector<int64_t>& 
   return n;
 }
 
-int64_t stackedColumns(const taidl::Buffer& b, const std::vector<int64_t>& sizes) {
-  if (b.access.size() != 1 || b.unit.size() != 1 || sizes.size() != 2) return 0;
-  const int64_t w = b.unit[0];
-  return sizes[1] > w && sizes[1] % w == 0 ? w : 0;
+std::optional<isel::Residence> tileResidence(const taidl::Isa& isa, int32_t buffer,
+                                             hlo::PrimitiveType type,
+                                             const std::vector<int64_t>& sizes) {
+  const taidl::Buffer& b = isa.buffers[static_cast<size_t>(buffer)];
+  if (b.is_hbm || sizes.empty()) return std::nullopt;
+  isel::Residence r{buffer, std::vector<int64_t>(b.access.size(), 0), std::nullopt};
+  // The row form: the tile as the buffer's access then unit dims.
+  if (b.dtype == type && b.rank() == static_cast<int64_t>(sizes.size())) {
+    bool fits = true;
+    for (size_t k = 0; k < b.access.size(); ++k)
+      fits = fits && sizes[k] <= b.access[k];
+    for (size_t i = 0; i < b.unit.size(); ++i)
+      fits = fits && b.unit[i] == sizes[b.access.size() + i];
+    if (fits) return r;
+  }
+  // One unit holding the tile's bytes in the buffer's element type, rows as they are.
+  const int64_t wide = hlo::byteSize(type), narrow = hlo::byteSize(b.dtype);
+  if (b.unit.size() != sizes.size() || narrow <= 0 || wide % narrow != 0) return std::nullopt;
+  std::vector<int64_t> bytes = sizes;
+  bytes.back() *= wide / narrow;
+  if (bytes != b.unit) return std::nullopt;
+  std::vector<int64_t> held(b.access.size(), 1);
+  held.insert(held.end(), b.unit.begin(), b.unit.end());
+  r.held = hlo::Shape(b.dtype, held);
+  return r;
 }
 
-bool holdsTile(const taidl::Buffer& b, hlo::PrimitiveType type, const std::vector<int64_t>& sizes) {
-  if (b.is_hbm || b.dtype != type || b.rank() != static_cast<int64_t>(sizes.size())) return false;
-  std::vector<int64_t> form = sizes;
-  if (const int64_t w = stackedColumns(b, sizes)) form = {sizes[0] * (sizes[1] / w), w};
-  for (size_t k = 0; k < b.access.size(); ++k) {
-    if (form[k] > b.access[k]) return false;
+std::optional<Accumulators> accumulators(const taidl::Isa& isa, int32_t buffer,
+                                         hlo::PrimitiveType type,
+                                         const std::vector<int64_t>& sizes) {
+  if (auto r = tileResidence(isa, buffer, type, sizes)) return Accumulators{{}, {*r}};
+  // A grid of blocks, each held at its own place along the buffer's one access dimension: the
+  // buffer's row width in the tile's elements, by the tile's rows or the buffer's unit rows.
+  const taidl::Buffer& b = isa.buffers[static_cast<size_t>(buffer)];
+  const size_t n = sizes.size();
+  const int64_t wide = hlo::byteSize(type), narrow = hlo::byteSize(b.dtype);
+  if (n < 2 || b.is_hbm || b.access.size() != 1 || b.unit.empty() || wide <= 0 ||
+      (b.unit.back() * narrow) % wide != 0)
+    return std::nullopt;
+  const int64_t cols = b.unit.back() * narrow / wide;
+  const int64_t unit_rows = b.unit.size() >= 2 ? b.unit[b.unit.size() - 2] : 0;
+  for (int64_t rows : {sizes[n - 2], unit_rows}) {
+    if (rows <= 0 || cols <= 0 || sizes[n - 2] % rows != 0 || sizes[n - 1] % cols != 0) continue;
+    std::vector<int64_t> block = sizes;
+    block[n - 2] = rows;
+    block[n - 1] = cols;
+    std::optional<isel::Residence> r = tileResidence(isa, buffer, type, block);
+    if (!r) continue;
+    // How far one block reaches along the access dimension: one unit, or its leading extent.
+    const int64_t reach = r->held ? 1 : block[0];
+    const int64_t count = (sizes[n - 2] / rows) * (sizes[n - 1] / cols);
+    if (count * reach > b.access[0]) continue;
+    Accumulators a{{rows, cols}, {}};
+    for (int64_t i = 0; i < count; ++i) {
+      a.places.push_back(*r);
+      a.places.back().start[0] = i * reach;
+    }
+    return a;
   }
-  for (size_t i = 0; i < b.unit.size(); ++i) {
-    if (b.unit[i] != form[b.access.size() + i]) return false;
+  return std::nullopt;
+}
+
+bool holdsEveryTile(const taidl::Isa& isa, int32_t buffer, const Contraction& contraction,
+                    const std::vector<int64_t>& dims, const TileSchedule& s) {
+  for (const TileKind& k : outputKinds(dims, s)) {
+    if (!accumulators(isa, buffer, contraction.type, k.sizes)) return false;
   }
   return true;
 }
@@ -126,19 +177,12 @@ std::vector<TileSchedule> scheduleSpace(const taidl::Isa& isa, const std::vector
     if (!contraction || !hlo::isInteger(contraction->type) || depth == 0 ||
         contraction->extent % block != 0 || contraction->extent < 2 * block)
       continue;
-    for (const taidl::Buffer& b : isa.buffers) {
-      // Every output tile kind's accumulator (the ragged ones too) must be the buffer's row form
-      // as it is: stacked column blocks compile their first step but not yet their middle one
-      // (phase 1 does not find the accumulating units for the blocks), so only a given schedule
-      // asks for them.
-      bool holds = true;
-      for (const TileKind& k : outputKinds(dims, s))
-        holds =
-            holds && holdsTile(b, contraction->type, k.sizes) && stackedColumns(b, k.sizes) == 0;
-      if (!holds) continue;
+    for (size_t b = 0; b < isa.buffers.size(); ++b) {
+      // Every output tile kind's accumulators (the ragged ones' too) must fit the buffer.
+      if (!holdsEveryTile(isa, static_cast<int32_t>(b), *contraction, dims, s)) continue;
       TileSchedule x = s;
       x.contraction = block;
-      x.accumulator = b.name.text;
+      x.accumulator = isa.buffers[b].name.text;
       out.push_back(std::move(x));
     }
   }

@@ -152,15 +152,12 @@ std::vector<TileSchedule> tuningSpace(const isel::Target& target, const hlo::Hlo
         for (int64_t f : {1, 2, 4}) {
           const int64_t block = depth * f;
           if (contraction->extent % block != 0 || contraction->extent / block < 2) continue;
-          for (const taidl::Buffer& b : isa.buffers) {
-            bool holds = true;
-            for (const tiling::TileKind& k : tiling::outputKinds(dims, s))
-              holds = holds && tiling::holdsTile(b, contraction->type, k.sizes) &&
-                      tiling::stackedColumns(b, k.sizes) == 0;
-            if (!holds) continue;
+          for (size_t b = 0; b < isa.buffers.size(); ++b) {
+            if (!tiling::holdsEveryTile(isa, static_cast<int32_t>(b), *contraction, dims, s))
+              continue;
             TileSchedule x = s;
             x.contraction = block;
-            x.accumulator = b.name.text;
+            x.accumulator = isa.buffers[b].name.text;
             variants.push_back(std::move(x));
           }
         }

@@ -106,10 +106,10 @@ class Importer {
       checkArray(shape, p);
       if (auto r = residence(options_.resident_parameters, static_cast<size_t>(i))) {
         // The value itself, in its buffer (its row form): no HBM bytes.
-        hlo::Shape type = rowForm(hlo::Shape(shape.elementType(), shape.dims()), *r);
+        hlo::Shape type = r->held ? *r->held : hlo::Shape(shape.elementType(), shape.dims());
         bytes.push_back(b_.egraph().add(
             b_.ir().inputOp(), b_.ir().encode(InputDesc{static_cast<int>(i), 0, r->buffer, type})));
-        args.push_back(unstack(bytes.back(), shape, *r));
+        args.push_back(r->held ? fromHeld(bytes.back(), shape) : bytes.back());
         continue;
       }
       bytes.push_back(
@@ -141,7 +141,7 @@ class Importer {
         r.value_class = surround(root[i], *w, 0);
       }
       r.bytes_class =
-          r.resident ? stack(r.value_class, *r.resident)
+          r.resident ? (r.resident->held ? toHeld(r.value_class, *r.resident->held) : r.value_class)
                      : flattenWithLayout(b_, r.value_class, r.shape, file_, entry->root()->loc());
     }
     return out;
@@ -150,30 +150,26 @@ class Importer {
  private:
   using Values = std::vector<ClassId>;  // one class per array; several for a tuple
 
-  // A resident value of type [rows, cols] held as column blocks of `block_cols` stacked along the
-  // rows (Residence::block_cols): the row form, and the moves between it and the value. Slices and
-  // concatenations along the rows are views in the buffer; the blocks are the value's columns.
-  static hlo::Shape rowForm(const hlo::Shape& value, const Residence& r) {
-    if (r.block_cols == 0 || value.rank() != 2 || value.dim(1) == r.block_cols) return value;
-    return hlo::Shape(value.elementType(),
-                      {value.dim(0) * (value.dim(1) / r.block_cols), r.block_cols});
+  // A value held as raw bytes of a buffer's element type (Residence::held) and back: each
+  // element's bytes in order (little-endian) along the last dimension, then the buffer's dims.
+  ClassId fromHeld(ClassId held, const hlo::Shape& value) {
+    const hlo::PrimitiveType from = b_.shape(held).elementType();
+    std::vector<int64_t> lanes = value.dims();
+    const int64_t ratio = hlo::byteSize(value.elementType()) / hlo::byteSize(from);
+    if (ratio > 1) lanes.push_back(ratio);
+    ClassId x = b_.reshape(held, lanes);
+    if (from == value.elementType()) return x;
+    return b_.bitcastConvert(x, hlo::Shape(value.elementType(), value.dims()));
   }
-  ClassId unstack(ClassId rows, const hlo::Shape& value, const Residence& r) {
-    if (rowForm(value, r).dims() == value.dims()) return rows;
-    std::vector<ClassId> blocks;
-    for (int64_t j = 0; j < value.dim(1) / r.block_cols; ++j)
-      blocks.push_back(
-          b_.slice(rows, {{j * value.dim(0), (j + 1) * value.dim(0), 1}, {0, r.block_cols, 1}}));
-    return b_.concatenate(blocks, 1);
-  }
-  ClassId stack(ClassId value, const Residence& r) {
+  ClassId toHeld(ClassId value, const hlo::Shape& held) {
     const hlo::Shape shape = b_.shape(value);
-    if (rowForm(shape, r).dims() == shape.dims()) return value;
-    std::vector<ClassId> blocks;
-    for (int64_t j = 0; j < shape.dim(1) / r.block_cols; ++j)
-      blocks.push_back(
-          b_.slice(value, {{0, shape.dim(0), 1}, {j * r.block_cols, (j + 1) * r.block_cols, 1}}));
-    return b_.concatenate(blocks, 0);
+    std::vector<int64_t> lanes = shape.dims();
+    const int64_t ratio = hlo::byteSize(shape.elementType()) / hlo::byteSize(held.elementType());
+    if (ratio > 1) lanes.push_back(ratio);
+    ClassId x = value;
+    if (held.elementType() != shape.elementType())
+      x = b_.bitcastConvert(value, hlo::Shape(held.elementType(), lanes));
+    return b_.reshape(x, held.dims());
   }
 
   // The window `x` inside its region from dimension `d` on: along d, the kept elements before it

@@ -29,14 +29,16 @@ struct ResultWindow {
 
 // A parameter or result that lives in an on-chip buffer at a fixed place instead of HBM: the
 // accumulator a contraction loop carries from one tile kernel to the next (backend/tiling.h). Its
-// type (or its stacked column blocks, block_cols) must be the buffer's row form: the buffer's
-// element type, access extents then unit dims.
+// type must be the buffer's row form (the buffer's element type, access extents then unit dims),
+// or, with `held`, its bytes are one unit of the buffer in the buffer's element type.
 struct Residence {
   int32_t buffer = 0;
   std::vector<int64_t> start;  // per access dimension of the buffer
-  // A [rows, cols] value wider than the buffer's rows is held as its column blocks of this width
-  // stacked along the rows ([rows * cols / block_cols, block_cols]); 0: as it is.
-  int64_t block_cols = 0;
+  // The buffer's type of the value when the buffer holds it as raw bytes ([1...] access extents,
+  // then the unit dims, in the buffer's element type): AMX's tile registers hold an s32[16,16]
+  // accumulator as s8[1,16,64], each element's bytes in order along the rows, as tdpbusd reads
+  // and writes it. nullopt: the value's own element type.
+  std::optional<hlo::Shape> held;
 };
 
 // How a kernel is imported besides its HLO text.

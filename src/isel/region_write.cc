@@ -143,14 +143,25 @@ std::optional<IsaMatcher::RegionWrite> IsaMatcher::findWriter(int32_t pattern, C
   const Unit& u = units_.units[static_cast<size_t>(p.unit)];
   int32_t dus = p.skeleton_root;
   int32_t update = p.nodes[static_cast<size_t>(dus)].children[1];
-  // The update is c's bytes in the update's element type (same width: a bitcast).
+  // The update is c's bytes in the update's element type: a bitcast for the same width; for a
+  // narrower one (AMX's tile store of an s32 block as 64-byte rows), each element's bytes in
+  // order along the last dimension, the block's row-major bytes.
   const hlo::Shape shape = b_.shape(c);
   hlo::PrimitiveType want = opOf(p, update).type.dtype;
-  if (hlo::byteSize(want) != hlo::byteSize(shape.elementType()) ||
+  const int64_t wide = hlo::byteSize(shape.elementType()), narrow = hlo::byteSize(want);
+  if (narrow <= 0 || wide % narrow != 0 || shape.rank() == 0 ||
       static_cast<int64_t>(opOf(p, update).type.dims.size()) != shape.rank())
     return std::nullopt;
-  ClassId bytes =
-      want == shape.elementType() ? c : b_.bitcastConvert(c, hlo::Shape(want, shape.dims()));
+  ClassId bytes = c;
+  if (want != shape.elementType() && wide == narrow) {
+    bytes = b_.bitcastConvert(c, hlo::Shape(want, shape.dims()));
+  } else if (wide > narrow) {
+    std::vector<int64_t> lanes = shape.dims();
+    lanes.push_back(wide / narrow);
+    std::vector<int64_t> rows = shape.dims();
+    rows.back() *= wide / narrow;
+    bytes = b_.reshape(b_.bitcastConvert(c, hlo::Shape(want, lanes)), rows);
+  }
   b_.egraph().rebuild();  // matching reads the e-graph, which must be clean
   std::vector<State> found;
   State start = State::start(p, u);

@@ -134,6 +134,29 @@ TEST(TileModule, ContractionStepsComposeToTheTile) {
   expectBoxOf(step(TileStep::kLast, 3, &acc), hlo::evaluate(*kernel, args), starts, sizes);
 }
 
+// With the sums carried as blocks (two 16x16 accumulators of a 16x32 tile), the first and middle
+// steps return the blocks as a tuple and take them as parameters, in row-major order.
+TEST(TileModule, AccumulatorBlocksComposeToTheTile) {
+  auto kernel = hlo::parseModule(gemm(32, 64, 48, /*bias=*/true), "gemm.hlo");
+  const std::vector<int64_t> starts{16, 16}, sizes{16, 32};
+  const std::vector<hlo::Literal> args = randomArgs(*kernel, 4);
+  auto step = [&](TileStep s, int64_t block, const std::vector<hlo::Literal>& acc) {
+    TileModuleOrReason m = buildTileModule(*kernel, starts, sizes, s, {block * 16, 16, {16, 16}});
+    EXPECT_TRUE(m.tile) << m.reason;
+    std::vector<hlo::Literal> in = args;
+    in.insert(in.end(), acc.begin(), acc.end());
+    return hlo::evaluate(*m.tile->module, in);
+  };
+  hlo::Literal acc = step(TileStep::kFirst, 0, {});
+  ASSERT_TRUE(acc.isTuple());
+  for (int64_t b = 1; b < 3; ++b)
+    acc = step(TileStep::kMiddle, b, acc.elements());
+  ASSERT_EQ(acc.elements().size(), 2u);
+  expectBoxOf(step(TileStep::kLast, 3, acc.elements()), hlo::evaluate(*kernel, args), starts,
+              sizes);
+  EXPECT_FALSE(buildTileModule(*kernel, starts, sizes, TileStep::kFirst, {0, 16, {16, 24}}).tile);
+}
+
 TEST(TileModule, AFloatContractionIsNeverSplit) {
   auto kernel = hlo::parseModule(R"(HloModule f
 ENTRY main {
@@ -235,6 +258,59 @@ TEST(Tiling, ContractionStepsCarryTheAccumulatorOnChip) {
     VerifyReport w = verify(gemmini(), **k, c.program, {.sets = 2, .seed = 9});
     EXPECT_TRUE(w.ok) << acc << ": " << w.mismatch;
   }
+}
+
+// AMX's u8 x s8 GEMM with the weights in the VNNI layout (oneDNN's K1 form) and an s32 row-major
+// result: the tile registers hold the partial sums as raw bytes (s32[16,16] as s8[1,16,64]), and a
+// 32x32 tile carries them in four registers, each block accumulated in place by tdpbusd; the
+// result blocks leave through pitched tile stores.
+std::string amxGemm(int64_t m, int64_t k, int64_t n) {
+  auto t = [](int64_t a, int64_t b) {
+    return "[" + std::to_string(a) + "," + std::to_string(b) + "]";
+  };
+  std::ostringstream s;
+  s << "HloModule amx_gemm, entry_computation_layout={(u8" << t(m, k) << "{1,0}, s8" << t(n, k)
+    << "{1,0:T(16,4)})->s32" << t(m, n) << "{1,0}}\n\nENTRY main {\n"
+    << "  a = u8" << t(m, k) << "{1,0} parameter(0)\n"
+    << "  b = s8" << t(n, k) << "{1,0:T(16,4)} parameter(1)\n"
+    << "  wa = s32" << t(m, k) << " convert(a)\n  wb = s32" << t(n, k) << " convert(b)\n"
+    << "  ROOT c = s32" << t(m, n)
+    << " dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n}\n";
+  return s.str();
+}
+
+TEST(Tiling, AmxGemmKeepsItsSumsInTileRegisters) {
+  static const taidl::Isa amx = taidl::loadIsaFile(testing::sourceDir() + "/isa/amx.taidl");
+  auto kernel = hlo::parseModule(amxGemm(256, 512, 128), "amx_gemm.hlo");
+  CompileResult r = compile(amx, *kernel, options());
+  ASSERT_TRUE(r.schedule);
+  EXPECT_EQ(r.schedule->accumulator, "tiles");
+  EXPECT_EQ(r.schedule->contraction, 64);
+  EXPECT_EQ(r.schedule->tile, (std::vector<int64_t>{32, 32}));
+  const std::string text = oracle::printProgram(amx, r.program);
+  EXPECT_LT(lines(text), 60u) << text;
+  EXPECT_NE(text.find("tilestored_pitched(pitch=512"), std::string::npos) << text;
+  // Per 32x32 tile and K block: two A rows of tiles, two B column tiles, four tdpbusd into the
+  // four accumulator registers, which no load overwrites.
+  size_t in_loop = text.find("loop k in [0, 6)");
+  ASSERT_NE(in_loop, std::string::npos) << text;
+  const std::string body = text.substr(in_loop, text.find('}', in_loop) - in_loop);
+  size_t products = 0, loads = 0;
+  for (size_t at = body.find("tdpbusd("); at != std::string::npos;
+       at = body.find("tdpbusd(", at + 1))
+    ++products;
+  for (size_t at = body.find("tileloadd"); at != std::string::npos;
+       at = body.find("tileloadd", at + 1))
+    ++loads;
+  EXPECT_EQ(products, 4u) << body;
+  EXPECT_EQ(loads, 4u) << body;
+  VerifyReport v = verify(amx, *kernel, r.program, {.sets = 2, .seed = 7});
+  EXPECT_TRUE(v.ok) << v.mismatch;
+  // A 16x16 tile with one register of sums, given.
+  CompileResult one = compile(amx, *kernel, options(TileSchedule{{16, 16}, {1, 0}, 64, "tiles"}));
+  VerifyReport w = verify(amx, *kernel, one.program, {.sets = 1, .seed = 8});
+  EXPECT_TRUE(w.ok) << w.mismatch;
+  EXPECT_GT(one.costs.spec, r.costs.spec);  // it reloads A and B for every 16x16 tile
 }
 
 // Multiple buffering: copy c of a middle step's scratchpad data lies c extents past the first, so

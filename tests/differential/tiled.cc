@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "backend/tiling_internal.h"
 #include "hlo/dtype.h"
 
 namespace tacit::differential {
@@ -282,9 +283,10 @@ void amxKernel(Draft& d, Rng& r) {
     return;
   }
   const int epilogue = static_cast<int>(r.uniform(0, 2));
-  // Ragged rows only with an f32 epilogue: the int32 result's T(16,16) layout needs whole tiles.
+  // Ragged rows only with an f32 epilogue: the int32 result's tiles are whole 16x16 stores. Up
+  // to 8 K blocks: contractions split into steps whose sums stay in tile registers.
   const int64_t rows = extent(r, u, 8, epilogue == 0 ? 0.0 : 0.2);
-  const int64_t cols = u * r.uniform(1, 8), k = 64 * r.uniform(1, 4);
+  const int64_t cols = u * r.uniform(1, 8), k = 64 * r.uniform(1, 8);
   std::string a = d.m.param("u8" + dims(rows, k) + "{1,0}");
   std::string b = d.m.param("s8" + dims(cols, k) + "{1,0:T(16,4)}");
   std::string wa = d.m.op("s32" + dims(rows, k), "convert(" + a + ")");
@@ -293,8 +295,10 @@ void amxKernel(Draft& d, Rng& r) {
       "dot(" + wa + ", " + wb + "), lhs_contracting_dims={1}, rhs_contracting_dims={1}";
   const std::string m = "f32" + dims(rows, cols);
   if (epilogue == 0) {
-    d.m.op("s32" + dims(rows, cols) + "{1,0:T(16,16)}", dot);
-    d.kind = "dot-s32";
+    // Row-major (pitched tile stores, what tiles write) or oneDNN's T(16,16) tiles (whole).
+    const bool tiled_layout = r.chance(0.25);
+    d.m.op("s32" + dims(rows, cols) + (tiled_layout ? "{1,0:T(16,16)}" : "{1,0}"), dot);
+    d.kind = tiled_layout ? "dot-s32-T16" : "dot-s32";
   } else {
     std::string x = d.m.op(m, "convert(" + d.m.op("s32" + dims(rows, cols), dot) + ")");
     if (r.chance(0.6)) {
@@ -492,20 +496,13 @@ std::vector<std::string> tiledIsas(const std::string& source_dir) {
 std::vector<std::string> accumulatorBuffers(const taidl::Isa& isa, const std::string& element_type,
                                             const std::vector<std::vector<int64_t>>& tile_sizes) {
   std::vector<std::string> out;
-  for (const taidl::Buffer& b : isa.buffers) {
-    if (b.is_hbm || hlo::primitiveTypeName(b.dtype) != element_type) continue;
+  const hlo::PrimitiveType type =
+      hlo::parsePrimitiveType(element_type).value_or(hlo::PrimitiveType::kInvalid);
+  for (size_t b = 0; b < isa.buffers.size(); ++b) {
     bool holds = true;
-    for (const std::vector<int64_t>& sizes : tile_sizes) {
-      if (b.rank() != static_cast<int64_t>(sizes.size())) {
-        holds = false;
-        break;
-      }
-      for (size_t i = 0; i < b.access.size(); ++i)
-        holds = holds && sizes[i] <= b.access[i];
-      for (size_t i = 0; i < b.unit.size(); ++i)
-        holds = holds && b.unit[i] == sizes[b.access.size() + i];
-    }
-    if (holds) out.push_back(b.name.text);
+    for (const std::vector<int64_t>& sizes : tile_sizes)
+      holds = holds && backend::tiling::accumulators(isa, static_cast<int32_t>(b), type, sizes);
+    if (holds) out.push_back(isa.buffers[b].name.text);
   }
   return out;
 }

@@ -31,8 +31,9 @@ struct TiledKernel {
 std::vector<std::string> tiledIsas(const std::string& source_dir);
 
 // The buffers of `isa` that can carry an integer dot's partial sums for every output tile of
-// `sizes` (on chip, of the dot's element type, each tile in the buffer's row form): read from the
-// spec, as the default schedule space does, never from a table.
+// `sizes` (backend::tiling::accumulators: in the buffer's row form, as the bytes of one unit, or
+// as a grid of blocks): read from the spec, as the default schedule space does, never from a
+// table.
 std::vector<std::string> accumulatorBuffers(const taidl::Isa& isa, const std::string& element_type,
                                             const std::vector<std::vector<int64_t>>& tile_sizes);
 
