@@ -58,58 +58,66 @@ size_t lines(const std::string& s) {
   return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
 }
 
+// One row of the sweep: the kernel compiled `runs` times (median times), the program's lines,
+// what it executes, its cycles and whether it verifies.
+void row(const taidl::Isa& isa, const std::string& hlo, const std::string& name, int runs) {
+  auto m = hlo::parseModule(hlo, "gemm.hlo");
+  std::vector<double> wall, cpu;
+  std::optional<backend::CompileResult> r;
+  try {
+    for (int i = 0; i < runs; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      double cpu0 = threadCpuMs();
+      r = backend::compile(isa, *m);
+      cpu.push_back(threadCpuMs() - cpu0);
+      wall.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count());
+    }
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    std::printf("%-22s does not compile: %s\n", name.c_str(), what.substr(0, 110).c_str());
+    return;
+  }
+  std::sort(wall.begin(), wall.end());
+  std::sort(cpu.begin(), cpu.end());
+  const std::string text = oracle::printProgram(isa, r->program);
+  const Executed e = execute(isa, r->program);
+  std::string schedule = r->schedule ? r->schedule->json() : "whole\n";
+  schedule.pop_back();
+  const bool ok = backend::verify(isa, *m, r->program, {.sets = 1, .seed = 3}).ok;
+  std::printf("%-22s %-44s %5zu %9lld %10lld %10lld %10lld | %6.1f ms %6.1f ms  %s\n", name.c_str(),
+              schedule.substr(0, 44).c_str(), lines(text), static_cast<long long>(e.instructions),
+              static_cast<long long>(e.cost), static_cast<long long>(e.hbm),
+              static_cast<long long>(backend::programCycles(isa, r->program)),
+              wall[wall.size() / 2], cpu[cpu.size() / 2], ok ? "ok" : "MISMATCH");
+  std::fflush(stdout);
+}
+
+void header(const char* kernel) {
+  std::printf("%-22s %-44s %5s %9s %10s %10s %10s | %9s %9s  %s\n", kernel, "schedule", "lines",
+              "instr", "spec", "hbm", "cycles", "wall", "cpu", "verify");
+}
+
+std::string shape(int64_t m, int64_t k, int64_t n) {
+  return std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
+}
+
 }  // namespace
 
 int sizeSweep(const std::string& source_dir, int runs) {
   const taidl::Isa gemmini = taidl::loadIsaFile(source_dir + "/isa/gemmini.taidl");
-  std::printf("%-22s %-44s %5s %9s %10s %10s %10s | %9s %9s  %s\n", "kernel (gemmini DIM=16)",
-              "schedule", "lines", "instr", "spec", "hbm", "cycles", "wall", "cpu", "verify");
+  header("kernel (gemmini DIM=16)");
   struct Size {
     int64_t m, k, n;
   };
-  std::optional<oracle::Program> at512;
-  for (Size s : {Size{16, 16, 16}, Size{32, 32, 32}, Size{64, 64, 64}, Size{128, 128, 128},
-                 Size{256, 256, 256}, Size{512, 512, 512}, Size{1024, 1024, 1024},
-                 Size{100, 64, 70}, Size{512, 512, 512}}) {
-    const bool wide = at512 && s.m == 512;  // the second 512: Exo's int32 output
-    auto m = hlo::parseModule(bench::gemmHlo(s.m, s.k, s.n, wide), "gemm.hlo");
-    const std::string name = std::to_string(s.m) + "x" + std::to_string(s.k) + "x" +
-                             std::to_string(s.n) + (wide ? " s32 out" : "");
-    std::vector<double> wall, cpu;
-    std::optional<backend::CompileResult> r;
-    try {
-      for (int i = 0; i < runs; ++i) {
-        auto start = std::chrono::steady_clock::now();
-        double cpu0 = threadCpuMs();
-        r = backend::compile(gemmini, *m);
-        cpu.push_back(threadCpuMs() - cpu0);
-        wall.push_back(
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count());
-      }
-    } catch (const std::exception& e) {
-      std::string what = e.what();
-      std::printf("%-22s does not compile: %s\n", name.c_str(), what.substr(0, 110).c_str());
-      continue;
-    }
-    std::sort(wall.begin(), wall.end());
-    std::sort(cpu.begin(), cpu.end());
-    const std::string text = oracle::printProgram(gemmini, r->program);
-    const Executed e = execute(gemmini, r->program);
-    std::string schedule = r->schedule ? r->schedule->json() : "whole\n";
-    schedule.pop_back();
-    const bool ok = backend::verify(gemmini, *m, r->program, {.sets = 1, .seed = 3}).ok;
-    std::printf("%-22s %-44s %5zu %9lld %10lld %10lld %10lld | %6.1f ms %6.1f ms  %s\n",
-                name.c_str(), schedule.substr(0, 44).c_str(), lines(text),
-                static_cast<long long>(e.instructions), static_cast<long long>(e.cost),
-                static_cast<long long>(e.hbm),
-                static_cast<long long>(backend::programCycles(gemmini, r->program)),
-                wall[wall.size() / 2], cpu[cpu.size() / 2], ok ? "ok" : "MISMATCH");
-    std::fflush(stdout);
-    if (wide) at512 = r->program;
-    if (s.m == 512 && !wide) at512 = r->program;
-  }
-  // Exo's hand schedule of the same computation (int32 output), executed on the same oracle.
+  for (Size s :
+       {Size{16, 16, 16}, Size{32, 32, 32}, Size{64, 64, 64}, Size{128, 128, 128},
+        Size{256, 256, 256}, Size{512, 512, 512}, Size{1024, 1024, 1024}, Size{100, 64, 70}})
+    row(gemmini, bench::gemmHlo(s.m, s.k, s.n), shape(s.m, s.k, s.n), runs);
+  // Exo's kernel keeps the clamped int32 sums: the same GEMM with that output, then Exo's hand
+  // schedule of it (examples/gemmini/exo_512x512x512.tasm), executed on the same oracle.
+  row(gemmini, bench::gemmHlo(512, 512, 512, /*wide=*/true), "512x512x512 s32 out", runs);
   const oracle::Program exo =
       oracle::parseProgramFile(gemmini, source_dir + "/examples/gemmini/exo_512x512x512.tasm");
   const Executed x = execute(gemmini, exo);
@@ -117,5 +125,12 @@ int sizeSweep(const std::string& source_dir, int runs) {
               lines(oracle::printProgram(gemmini, exo)), static_cast<long long>(x.instructions),
               static_cast<long long>(x.cost), static_cast<long long>(x.hbm),
               static_cast<long long>(backend::programCycles(gemmini, exo)));
+  // AMX: oneDNN's u8 x s8 GEMM (VNNI weights, s32 result); K in multiples of a tile's 64 bytes.
+  const taidl::Isa amx = taidl::loadIsaFile(source_dir + "/isa/amx.taidl");
+  std::printf("\n");
+  header("kernel (amx u8s8->s32)");
+  for (Size s : {Size{16, 64, 16}, Size{32, 64, 32}, Size{64, 64, 64}, Size{128, 128, 128},
+                 Size{256, 256, 256}, Size{512, 512, 512}, Size{1024, 1024, 1024}})
+    row(amx, bench::amxGemmHlo(s.m, s.k, s.n), shape(s.m, s.k, s.n), runs);
   return 0;
 }

@@ -20,4 +20,19 @@ inline std::string gemmHlo(int64_t m, int64_t k, int64_t n, bool wide = false) {
   return s.str();
 }
 
+// AMX's u8 x s8 GEMM in oneDNN's form: A u8[m, k] row-major, B s8[n, k] in the VNNI layout
+// T(16,4), C = A·B^T as a row-major s32[m, n].
+inline std::string amxGemmHlo(int64_t m, int64_t k, int64_t n) {
+  auto t = [](int64_t a, int64_t b) {
+    return "[" + std::to_string(a) + "," + std::to_string(b) + "]";
+  };
+  std::ostringstream s;
+  s << "HloModule amx_gemm, entry_computation_layout={(u8" << t(m, k) << "{1,0}, s8" << t(n, k)
+    << "{1,0:T(16,4)})->s32" << t(m, n) << "{1,0}}\nENTRY main {\n  a = u8" << t(m, k)
+    << "{1,0} parameter(0)\n  b = s8" << t(n, k) << "{1,0:T(16,4)} parameter(1)\n  wa = s32"
+    << t(m, k) << " convert(a)\n  wb = s32" << t(n, k) << " convert(b)\n  ROOT c = s32" << t(m, n)
+    << " dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n}\n";
+  return s.str();
+}
+
 }  // namespace tacit::bench

@@ -1,15 +1,16 @@
 // Learned cost models against the timing model (issue 24, items 3 and 4; docs/costmodel.md).
 //
-// Data: int8 GEMMs of several shapes on Gemmini; each kernel's tuning space (backend/tune.h)
-// built, every schedule's program simulated in full by the timing model (the label) and described
-// by its features (costmodel/features.h, no simulation). Two tables:
+// Data: int8 GEMMs of several shapes on Gemmini (and u8·s8 GEMMs on AMX); each kernel's tuning
+// space (backend/tune.h) built, every schedule's program simulated in full by the timing model (the
+// label) and described by its features (costmodel/features.h, no simulation). Two tables:
 //
 //  1. held-out kernels: for each kernel, a model trained on the other kernels' programs ranks
 //     this kernel's schedules; Kendall's tau against the timing model's ranking, and the MAPE;
 //  2. transfer to a new accelerator design (Gemmini with a 32x32 array, DIM=32): a model trained
 //     on DIM=16 (shared features only) and adapted with k DIM=32 samples, against one trained
 //     from scratch on the same k samples; tau on the held-out DIM=32 kernels, for k in
-//     {0, 10, 50, 200, all}, averaged over 5 draws of the samples.
+//     {0, 10, 50, 200, all}, averaged over 5 draws of the samples; and across accelerators, AMX ->
+//     Gemmini DIM=16 (the same table, the target's kernels held out in turn).
 //
 // Usage: bench_costmodel [--quick] [--cache DIR]   (--quick: fewer kernels; DIR, default
 // costmodel-data: the dataset, built on the first run, read on the next)
@@ -52,13 +53,14 @@ struct Sample {
 // Every schedule's program of each kernel's tuning space and its cycles, simulated in full; kept
 // in `cache` (one .tasm per program and a cycles file per kernel: the dataset, readable by
 // `tacit run --timing`) and read back from there when present.
-std::vector<Sample> dataset(const taidl::Isa& isa, const std::vector<Shape>& shapes,
-                            const std::string& cache) {
+// `label` names the design (a cache directory prefix and the printed name); `amx`: the kernels are
+// oneDNN's u8·s8 GEMMs, else Gemmini's int8 GEMMs.
+std::vector<Sample> dataset(const taidl::Isa& isa, const std::string& label, bool amx,
+                            const std::vector<Shape>& shapes, const std::string& cache) {
   const isel::Target target(isa);
-  const int64_t dim = isa.params[static_cast<size_t>(isa.findParam("DIM"))].value;
   std::vector<Sample> out;
   for (size_t k = 0; k < shapes.size(); ++k) {
-    const std::string dir = cache + "/dim" + std::to_string(dim) + "_" + shapes[k].name();
+    const std::string dir = cache + "/" + label + "_" + shapes[k].name();
     std::vector<std::pair<oracle::Program, double>> programs;
     if (std::filesystem::exists(dir + "/cycles.txt")) {
       std::ifstream in(dir + "/cycles.txt");
@@ -67,8 +69,9 @@ std::vector<Sample> dataset(const taidl::Isa& isa, const std::vector<Shape>& sha
       while (in >> file >> cycles)
         programs.emplace_back(oracle::parseProgramFile(isa, dir + "/" + file), cycles);
     } else {
-      auto kernel =
-          hlo::parseModule(bench::gemmHlo(shapes[k].m, shapes[k].k, shapes[k].n), "gemm.hlo");
+      const Shape& x = shapes[k];
+      auto kernel = hlo::parseModule(
+          amx ? bench::amxGemmHlo(x.m, x.k, x.n) : bench::gemmHlo(x.m, x.k, x.n), "gemm.hlo");
       backend::CompileOptions options;
       backend::Tuner tuner(target, *kernel, options);
       backend::TuneResult r = tuner.search({.method = backend::TuneMethod::kExhaustive});
@@ -90,8 +93,8 @@ std::vector<Sample> dataset(const taidl::Isa& isa, const std::vector<Shape>& sha
           k, f.values, std::vector<float>(f.values.begin(), f.values.begin() + costmodel::kShared),
           cycles});
     }
-    std::printf("  %s DIM=%lld %-12s %zu programs\n", isa.name.c_str(), static_cast<long long>(dim),
-                shapes[k].name().c_str(), programs.size());
+    std::printf("  %-10s %-12s %zu programs\n", label.c_str(), shapes[k].name().c_str(),
+                programs.size());
     std::fflush(stdout);
   }
   return out;
@@ -134,37 +137,19 @@ costmodel::TrainParams objective(bool ranking) {
   return p;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  bool quick = false;
-  std::string cache = "costmodel-data";
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
-    if (std::strcmp(argv[i], "--cache") == 0 && i + 1 < argc) cache = argv[++i];
-  }
-  const std::string spec = std::string(TACIT_SOURCE_DIR) + "/isa/gemmini.taidl";
-  std::vector<Shape> source_shapes = {{128, 128, 128}, {256, 256, 256}, {128, 256, 256},
-                                      {256, 128, 128}, {256, 512, 128}, {512, 128, 256},
-                                      {128, 512, 512}, {512, 256, 512}};
-  std::vector<Shape> target_shapes = {
-      {256, 256, 256}, {256, 512, 256}, {512, 256, 256}, {256, 256, 512}, {512, 512, 512}};
-  if (quick) source_shapes.resize(4), target_shapes.resize(3);
-  const taidl::Isa dim16 = taidl::loadIsaFile(spec);
-  const taidl::Isa dim32 = taidl::loadIsaFile(spec, {{"DIM", 32}});
-  std::printf("building the datasets (every schedule simulated in full):\n");
-  const std::vector<Sample> source = dataset(dim16, source_shapes, cache);
-  const std::vector<Sample> target = dataset(dim32, target_shapes, cache);
-  std::printf("\n1. held-out kernels, Gemmini DIM=16 (%zu programs of %zu kernels; all features)\n",
-              source.size(), source_shapes.size());
+// Table 1 for one design: per kernel, a model trained on the other kernels' programs.
+void heldOut(const std::vector<Sample>& data, const std::vector<Shape>& shapes,
+             const std::string& label) {
+  std::printf("\n1. held-out kernels, %s (%zu programs of %zu kernels; all features)\n",
+              label.c_str(), data.size(), shapes.size());
   std::printf("%-14s %9s %10s %10s %10s\n", "kernel", "programs", "tau (reg)", "MAPE (reg)",
               "tau (rank)");
   double tau_reg = 0, tau_rank = 0;
-  for (size_t k = 0; k < source_shapes.size(); ++k) {
+  for (size_t k = 0; k < shapes.size(); ++k) {
     Split train = rows(
-        source, [&](const Sample& s) { return s.kernel != k; }, false);
+        data, [&](const Sample& s) { return s.kernel != k; }, false);
     Split test = rows(
-        source, [&](const Sample& s) { return s.kernel == k; }, false);
+        data, [&](const Sample& s) { return s.kernel == k; }, false);
     std::vector<double> reg =
         costmodel::Model::train(train.x, train.y, objective(false)).predict(test.x);
     std::vector<double> rank =
@@ -173,15 +158,22 @@ int main(int argc, char** argv) {
     const double a = costmodel::kendallTau(reg, test.y), b = costmodel::kendallTau(rank, test.y);
     tau_reg += a;
     tau_rank += b;
-    std::printf("%-14s %9zu %10.3f %9.1f%% %10.3f\n", source_shapes[k].name().c_str(),
-                test.y.size(), a, 100 * costmodel::mape(reg, test.y), b);
+    std::printf("%-14s %9zu %10.3f %9.1f%% %10.3f\n", shapes[k].name().c_str(), test.y.size(), a,
+                100 * costmodel::mape(reg, test.y), b);
   }
-  const double n = static_cast<double>(source_shapes.size());
+  const double n = static_cast<double>(shapes.size());
   std::printf("%-14s %9s %10.3f %10s %10.3f\n", "mean", "", tau_reg / n, "", tau_rank / n);
+}
 
+// Table 2 for one pair of designs: a model trained on every source program (shared features),
+// adapted with k target samples, against one trained from scratch on the same k; tau on each
+// held-out target kernel, mean over kernels and 5 draws of the k samples.
+void transfer(const std::vector<Sample>& source, const std::vector<Sample>& target,
+              size_t target_kernels, const std::string& label) {
   std::printf(
-      "\n2. transfer DIM=16 -> DIM=32 (shared features; tau on each held-out DIM=32 kernel, mean "
-      "over kernels and 5 draws of the k samples)\n");
+      "\n2. transfer %s (shared features; tau on each held-out target kernel, mean over "
+      "kernels and 5 draws of the k samples)\n",
+      label.c_str());
   std::printf("%6s %14s %10s %15s %11s\n", "k", "transferred", "scratch", "transferred", "scratch");
   std::printf("%6s %14s %10s %15s %11s\n", "", "(reg)", "(reg)", "(rank)", "(rank)");
   Split everything = rows(
@@ -193,7 +185,7 @@ int main(int argc, char** argv) {
   for (int64_t k : {0, 10, 50, 200, -1}) {
     double transferred[2] = {0, 0}, scratch[2] = {0, 0};
     int runs = 0;
-    for (size_t held = 0; held < target_shapes.size(); ++held) {
+    for (size_t held = 0; held < target_kernels; ++held) {
       std::vector<const Sample*> pool;
       for (const Sample& s : target)
         if (s.kernel != held) pool.push_back(&s);
@@ -236,5 +228,34 @@ int main(int argc, char** argv) {
                 cell(transferred[1], false).c_str(), cell(scratch[1], k == 0).c_str());
     std::fflush(stdout);
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  std::string cache = "costmodel-data";
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    if (std::strcmp(argv[i], "--cache") == 0 && i + 1 < argc) cache = argv[++i];
+  }
+  const std::string isa_dir = std::string(TACIT_SOURCE_DIR) + "/isa/";
+  std::vector<Shape> source_shapes = {{128, 128, 128}, {256, 256, 256}, {128, 256, 256},
+                                      {256, 128, 128}, {256, 512, 128}, {512, 128, 256},
+                                      {128, 512, 512}, {512, 256, 512}};
+  std::vector<Shape> target_shapes = {
+      {256, 256, 256}, {256, 512, 256}, {512, 256, 256}, {256, 256, 512}, {512, 512, 512}};
+  if (quick) source_shapes.resize(4), target_shapes.resize(3);
+  const taidl::Isa dim16 = taidl::loadIsaFile(isa_dir + "gemmini.taidl");
+  const taidl::Isa dim32 = taidl::loadIsaFile(isa_dir + "gemmini.taidl", {{"DIM", 32}});
+  const taidl::Isa amx = taidl::loadIsaFile(isa_dir + "amx.taidl");
+  std::printf("building the datasets (every schedule simulated in full):\n");
+  const std::vector<Sample> source = dataset(dim16, "dim16", false, source_shapes, cache);
+  const std::vector<Sample> target = dataset(dim32, "dim32", false, target_shapes, cache);
+  const std::vector<Sample> amx_data = dataset(amx, "amx", true, source_shapes, cache);
+  heldOut(source, source_shapes, "Gemmini DIM=16");
+  heldOut(amx_data, source_shapes, "AMX");
+  transfer(source, target, target_shapes.size(), "Gemmini DIM=16 -> DIM=32");
+  transfer(amx_data, source, source_shapes.size(), "AMX -> Gemmini DIM=16");
   return 0;
 }

@@ -1,11 +1,11 @@
 // `tacit tune`'s searches against the exhaustive one (issue 24, acceptance 4; docs/tuning.md): a
-// Gemmini int8 GEMM's tuning space built once, then the exhaustive search (every schedule
-// simulated in full: the optimum), successive halving over prefix simulations (seeds 1..S) and
-// the single-fidelity search at the same budget (same seeds). Per search: the cycles found, their
-// ratio to the optimum, the simulations run and what they cost in full-program equivalents, as a
-// share of the exhaustive search's.
+// Gemmini int8 GEMM's (or, --isa amx, oneDNN's u8·s8 AMX GEMM's) tuning space built once, then the
+// exhaustive search (every schedule simulated in full: the optimum), successive halving over prefix
+// simulations (seeds 1..S) and the single-fidelity search at the same budget (same seeds). Per
+// search: the cycles found, their ratio to the optimum, the simulations run and what they cost in
+// full-program equivalents, as a share of the exhaustive search's.
 //
-// Usage: bench_tune [--size N] [--seeds S]   (default 512, 5)
+// Usage: bench_tune [--isa gemmini|amx] [--size N] [--seeds S]   (default gemmini, 512, 5)
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -24,17 +24,23 @@ using namespace tacit;
 
 int main(int argc, char** argv) {
   int64_t size = 512, seeds = 5;
+  std::string name = "gemmini";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--size") == 0) size = std::atoll(argv[i + 1]);
     if (std::strcmp(argv[i], "--seeds") == 0) seeds = std::atoll(argv[i + 1]);
+    if (std::strcmp(argv[i], "--isa") == 0) name = argv[i + 1];
   }
-  const taidl::Isa isa = taidl::loadIsaFile(std::string(TACIT_SOURCE_DIR) + "/isa/gemmini.taidl");
+  const bool amx = name == "amx";
+  const taidl::Isa isa =
+      taidl::loadIsaFile(std::string(TACIT_SOURCE_DIR) + "/isa/" + name + ".taidl");
   const isel::Target target(isa);
-  auto kernel = hlo::parseModule(bench::gemmHlo(size, size, size), "gemm.hlo");
+  auto kernel = hlo::parseModule(
+      amx ? bench::amxGemmHlo(size, size, size) : bench::gemmHlo(size, size, size), "gemm.hlo");
   backend::CompileOptions options;
   backend::Tuner tuner(target, *kernel, options);
-  std::printf("gemmini int8 GEMM %lld^3: %zu schedules, %zu built in %.1f s\n",
-              static_cast<long long>(size), tuner.space(), tuner.built(), tuner.buildSeconds());
+  std::printf("%s GEMM %lld^3: %zu schedules, %zu built in %.1f s\n",
+              amx ? "amx u8s8->s32" : "gemmini int8", static_cast<long long>(size), tuner.space(),
+              tuner.built(), tuner.buildSeconds());
   backend::TuneResult all = tuner.search({.method = backend::TuneMethod::kExhaustive});
   const double optimum = static_cast<double>(all.best.costs.cycles);
   std::printf("%-14s %4s %12s %7s %6s %10s %9s %8s  %s\n", "search", "seed", "cycles", "x opt",

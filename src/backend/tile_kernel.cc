@@ -91,6 +91,9 @@ class TileBuilder {
   }
 
   hlo::HloBuilder& builder() { return b_; }
+  // The kernel's value x over the tile as the grid of its values over the blocks (an epilogue
+  // computed block by block, each block's sums where they are).
+  HloInstruction* buildGrid(const HloInstruction* x) { return grid(x); }
   std::vector<WindowMap> windows() const {
     std::vector<WindowMap> out;
     for (const auto& [number, follows] : windows_)
@@ -228,7 +231,7 @@ class TileBuilder {
     return nullptr;
   }
 
-  // The dot over the whole tile as the grid of its blocks' dots (rows of blocks, row-major).
+  // x over the whole tile as the grid of its blocks (rows of blocks, row-major).
   HloInstruction* grid(const HloInstruction* x) {
     const size_t cols = static_cast<size_t>(x->shape().rank() - 1);
     std::vector<HloInstruction*> rows, row;
@@ -284,9 +287,13 @@ const HloInstruction* onlyDot(const hlo::HloModule& kernel) {
   return found;
 }
 
-TileModuleOrReason buildTileModule(const hlo::HloModule& kernel, const std::vector<int64_t>& starts,
-                                   const std::vector<int64_t>& sizes, TileStep step,
-                                   ContractionBlock block) {
+namespace {
+
+// The tile module; `blockwise`: the last step's epilogue is built block by block (the grid of the
+// kernel over each block of the sums), else over the whole tile (the dot alone is the grid).
+TileModuleOrReason buildTile(const hlo::HloModule& kernel, const std::vector<int64_t>& starts,
+                             const std::vector<int64_t>& sizes, TileStep step,
+                             const ContractionBlock& block, bool blockwise) {
   const hlo::HloComputation* entry = kernel.entry();
   const HloInstruction* root = entry->root();
   if (!root->shape().isArray()) return {std::nullopt, "the kernel has more than one result"};
@@ -355,7 +362,8 @@ TileModuleOrReason buildTileModule(const hlo::HloModule& kernel, const std::vect
       b.builder().addTo(*tile.module, /*entry=*/true,
                         sums.size() == 1 ? sums[0] : b.builder().tuple(sums));
     } else {
-      b.builder().addTo(*tile.module, /*entry=*/true, b.build(root, box));
+      b.builder().addTo(*tile.module, /*entry=*/true,
+                        blockwise ? b.buildGrid(root) : b.build(root, box));
     }
   } catch (const NotTileable& e) {
     return {std::nullopt, e.reason};
@@ -365,6 +373,22 @@ TileModuleOrReason buildTileModule(const hlo::HloModule& kernel, const std::vect
   tile.windows = b.windows();
   tile.module->setEntryLayout(hlo::ProgramShape{parameters, result});
   return {std::move(tile), ""};
+}
+
+}  // namespace
+
+// A last step whose sums are carried as blocks computes its epilogue block by block where the
+// epilogue allows (elementwise: each block's result depends on its own sums alone), so that each
+// block is stored from where its sums are; an epilogue that needs the whole tile (a reduction
+// across blocks) is computed on the grid of the sums.
+TileModuleOrReason buildTileModule(const hlo::HloModule& kernel, const std::vector<int64_t>& starts,
+                                   const std::vector<int64_t>& sizes, TileStep step,
+                                   ContractionBlock block) {
+  if (step == TileStep::kLast && !block.sums.empty()) {
+    TileModuleOrReason blockwise = buildTile(kernel, starts, sizes, step, block, true);
+    if (blockwise.tile) return blockwise;
+  }
+  return buildTile(kernel, starts, sizes, step, block, false);
 }
 
 }  // namespace tacit::backend

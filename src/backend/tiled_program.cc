@@ -127,7 +127,7 @@ std::string TiledProgram::emitLoop(const StepKernel& k, TileIndices index_of,
   return "";
 }
 
-// Per on-chip buffer the kernel addresses (not the accumulator, whose partial sums stay where
+// Per on-chip buffer the kernel addresses (not the accumulators, whose partial sums stay where
 // they are), the extent of what it uses along the buffer's last access dimension: copies that
 // far apart are disjoint. None if `copies` copies do not fit in the buffer.
 std::optional<TiledProgram::OnChipShift> TiledProgram::onChipShift(const StepKernel& k,
@@ -142,11 +142,14 @@ std::optional<TiledProgram::OnChipShift> TiledProgram::onChipShift(const StepKer
     for (const std::vector<alloc::SliceInfo>* slices : {&info.inputs, &info.outputs}) {
       for (const alloc::SliceInfo& s : *slices) {
         const taidl::Buffer& b = isa.buffers[static_cast<size_t>(s.buffer)];
-        if (b.is_hbm || s.buffer == accumulator_ || s.starts.empty()) continue;
+        if (b.is_hbm || s.starts.empty()) continue;
         const alloc::AffineStart& a = s.starts.back();
         int64_t at = a.constant;
         for (const auto& [slot, coeff] : a.terms)
           at += coeff * attrs[static_cast<size_t>(slot)];
+        // The accumulators' partial sums stay where they are; other data in their buffer (AMX's
+        // A and B tiles beside the sums' registers) lies above them and may move.
+        if (s.buffer == accumulator_ && at < k.pinned) continue;
         auto [it, fresh] = used.emplace(s.buffer, std::pair{at, at + s.extents.back()});
         if (!fresh) {
           it->second.first = std::min(it->second.first, at);
@@ -211,8 +214,13 @@ std::string TiledProgram::emitStep(const StepKernel& k, const TileIndices& index
           if (!hbm) {
             // The second copy of double buffering moves along the last access dimension.
             auto moved = shift.find(s.buffer);
-            const int64_t by =
-                moved != shift.end() && dim + 1 == s.starts.size() ? moved->second : 0;
+            int64_t by = moved != shift.end() && dim + 1 == s.starts.size() ? moved->second : 0;
+            if (by != 0 && s.buffer == accumulator_) {  // the partial sums do not move
+              int64_t at = a.constant;
+              for (const auto& [slot, coeff] : a.terms)
+                at += coeff * attrs[static_cast<size_t>(slot)];
+              if (at < k.pinned) by = 0;
+            }
             if (by != 0 && a.terms.size() != 1) return "an on-chip address no one attribute sets";
             for (const auto& [slot, coeff] : a.terms) {
               if (by % coeff != 0) return "an on-chip shift the attribute cannot take";

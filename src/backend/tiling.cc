@@ -68,7 +68,9 @@ tiling::Accumulators accumulatorsOf(const taidl::Isa& isa, int32_t buffer, hlo::
   if (buffer < 0) return {};
   if (auto a = tiling::accumulators(isa, buffer, sums, sizes)) return *a;
   const taidl::Buffer& b = isa.buffers[static_cast<size_t>(buffer)];
-  return {{}, {isel::Residence{buffer, std::vector<int64_t>(b.access.size(), 0), std::nullopt}}};
+  return {{},
+          {isel::Residence{buffer, std::vector<int64_t>(b.access.size(), 0), std::nullopt}},
+          b.access.empty() ? 0 : b.access.back()};
 }
 
 }  // namespace
@@ -165,7 +167,7 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
           try {
             made.kernel =
                 StepKernel{step, kind, compileKernel(target, *module.tile->module, o, {}, deadline),
-                           std::move(module.tile->windows)};
+                           std::move(module.tile->windows), sums.pinned};
           } catch (const DiagnosticError& e) {
             made.why_not = where + e.diagnostic().message;
           }

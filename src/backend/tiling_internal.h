@@ -27,6 +27,9 @@ struct StepKernel {
   TileKind kind;
   CompileResult compiled;
   std::vector<WindowMap> windows;
+  // How far the tile's accumulators reach from the start of the schedule's accumulator buffer
+  // along its access dimension (their partial sums never move; data above them may).
+  int64_t pinned = 0;
 };
 
 // One kind of output tile and the kernels that compute it, in order: kWhole alone, or kFirst,
@@ -78,12 +81,15 @@ std::optional<isel::Residence> tileResidence(const taidl::Isa& isa, int32_t buff
 struct Accumulators {
   std::vector<int64_t> block;
   std::vector<isel::Residence> places;  // per block, row-major over the grid
+  // How far they reach from the buffer's start along its last access dimension (its whole extent
+  // when it has several: then nothing else in it moves).
+  int64_t pinned = 0;
 };
 std::optional<Accumulators> accumulators(const taidl::Isa& isa, int32_t buffer,
                                          hlo::PrimitiveType type,
                                          const std::vector<int64_t>& sizes);
-// Whether the buffer holds every output tile kind of `s`: the accumulators the default space and
-// the tuner offer.
+// Whether the buffer holds every output tile kind of `s`, as one accumulator or a grid of blocks
+// that are each one unit of the buffer: the accumulators the default space and the tuner offer.
 bool holdsEveryTile(const taidl::Isa& isa, int32_t buffer, const Contraction& contraction,
                     const std::vector<int64_t>& dims, const TileSchedule& s);
 
@@ -130,7 +136,7 @@ class TiledProgram {
 
   const isel::Target& target_;
   const isel::ImportedKernel& layout_;
-  int32_t accumulator_ = -1;  // the schedule's accumulator buffer: its data never move
+  int32_t accumulator_ = -1;  // the schedule's accumulator buffer (StepKernel::pinned)
   std::optional<oracle::Program> program_;
   std::map<int32_t, std::vector<taidl::Expr>> constraints_;
 };

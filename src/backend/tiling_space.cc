@@ -91,7 +91,13 @@ std::optional<isel::Residence> tileResidence(const taidl::Isa& isa, int32_t buff
 std::optional<Accumulators> accumulators(const taidl::Isa& isa, int32_t buffer,
                                          hlo::PrimitiveType type,
                                          const std::vector<int64_t>& sizes) {
-  if (auto r = tileResidence(isa, buffer, type, sizes)) return Accumulators{{}, {*r}};
+  if (auto r = tileResidence(isa, buffer, type, sizes)) {
+    const taidl::Buffer& b = isa.buffers[static_cast<size_t>(buffer)];
+    const int64_t reach = b.access.size() != 1 ? (b.access.empty() ? 0 : b.access.back())
+                          : r->held            ? 1
+                                               : sizes[0];
+    return Accumulators{{}, {*r}, reach};
+  }
   // A grid of blocks, each held at its own place along the buffer's one access dimension: the
   // buffer's row width in the tile's elements, by the tile's rows or the buffer's unit rows.
   const taidl::Buffer& b = isa.buffers[static_cast<size_t>(buffer)];
@@ -113,7 +119,7 @@ std::optional<Accumulators> accumulators(const taidl::Isa& isa, int32_t buffer,
     const int64_t reach = r->held ? 1 : block[0];
     const int64_t count = (sizes[n - 2] / rows) * (sizes[n - 1] / cols);
     if (count * reach > b.access[0]) continue;
-    Accumulators a{{rows, cols}, {}};
+    Accumulators a{{rows, cols}, {}, count * reach};
     for (int64_t i = 0; i < count; ++i) {
       a.places.push_back(*r);
       a.places.back().start[0] = i * reach;
@@ -123,10 +129,16 @@ std::optional<Accumulators> accumulators(const taidl::Isa& isa, int32_t buffer,
   return std::nullopt;
 }
 
+// A grid of blocks is offered only where each block is one unit of the buffer (a register file:
+// AMX's tile registers): a grid of row-form blocks (Gemmini's 32x32 tile as two 32x16 blocks of
+// accumulator rows) compiles, when it does, to programs the spec's cost prefers and the timing
+// model does not (per block a round trip through the scratchpad), at twice the default space's
+// compile time; a given schedule may still ask for one.
 bool holdsEveryTile(const taidl::Isa& isa, int32_t buffer, const Contraction& contraction,
                     const std::vector<int64_t>& dims, const TileSchedule& s) {
   for (const TileKind& k : outputKinds(dims, s)) {
-    if (!accumulators(isa, buffer, contraction.type, k.sizes)) return false;
+    std::optional<Accumulators> a = accumulators(isa, buffer, contraction.type, k.sizes);
+    if (!a || (a->places.size() > 1 && !a->places[0].held)) return false;
   }
   return true;
 }

@@ -311,6 +311,16 @@ TEST(Tiling, AmxGemmKeepsItsSumsInTileRegisters) {
   VerifyReport w = verify(amx, *kernel, one.program, {.sets = 1, .seed = 8});
   EXPECT_TRUE(w.ok) << w.mismatch;
   EXPECT_GT(one.costs.spec, r.costs.spec);  // it reloads A and B for every 16x16 tile
+  // Three copies of its A and B registers (the sums' register stays): each K step loads into
+  // registers the previous steps' tdpbusd do not read, so the loads run ahead of the TMUL.
+  TileSchedule three{{16, 16}, {1, 0}, 64, "tiles"};
+  three.buffers = 3;
+  CompileResult rotated = compile(amx, *kernel, options(three));
+  VerifyReport x = verify(amx, *kernel, rotated.program, {.sets = 1, .seed = 9});
+  EXPECT_TRUE(x.ok) << x.mismatch;
+  const std::string rotated_text = oracle::printProgram(amx, rotated.program);
+  EXPECT_NE(rotated_text.find("tdpbusd(dst=0, src1=5, src2=6)"), std::string::npos) << rotated_text;
+  EXPECT_LT(programCycles(amx, rotated.program), programCycles(amx, one.program));
 }
 
 // Multiple buffering: copy c of a middle step's scratchpad data lies c extents past the first, so
