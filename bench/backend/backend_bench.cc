@@ -40,6 +40,7 @@
 
 #include "backend/compiler.h"
 #include "backend/verify.h"
+#include "common/gemm_hlo.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
@@ -177,6 +178,11 @@ std::vector<Row> rows() {
                    readFile(path(std::string("examples/amx/") + k + ".hlo")), kNone, ""});
   }
   out.push_back({"gemmini chain100", "gemmini", chainKernel(), kNone, ""});
+  // Quantised layers at 256^3, tiled (docs/backend.md, "Tiled compilation"): the epilogue runs on
+  // each tile while it is on chip, where the library stores and reloads every intermediate.
+  out.push_back(
+      {"gemmini layer 256^3", "gemmini", bench::gemminiLayerHlo(256, 256, 256), kNone, ""});
+  out.push_back({"amx layer 256^3", "amx", bench::amxLayerHlo(256, 256, 256), kNone, ""});
   return out;
 }
 

@@ -4,17 +4,20 @@
 // space (backend/tune.h) built, every schedule's program simulated in full by the timing model (the
 // label) and described by its features (costmodel/features.h, no simulation). Two tables:
 //
-//  1. held-out kernels: for each kernel, a model trained on the other kernels' programs ranks
-//     this kernel's schedules; Kendall's tau against the timing model's ranking, and the MAPE;
+//  1. held-out kernels (Gemmini, then AMX): for each kernel, a model trained on the other
+//     kernels' programs ranks this kernel's schedules; Kendall's tau against the timing model's
+//     ranking, the MAPE, and the cycles of the ranking model's first choice over the best;
 //  2. transfer to a new accelerator design (Gemmini with a 32x32 array, DIM=32): a model trained
 //     on DIM=16 (shared features only) and adapted with k DIM=32 samples, against one trained
 //     from scratch on the same k samples; tau on the held-out DIM=32 kernels, for k in
 //     {0, 10, 50, 200, all}, averaged over 5 draws of the samples; and across accelerators, AMX ->
-//     Gemmini DIM=16 (the same table, the target's kernels held out in turn).
+//     Gemmini DIM=16 (the same table, the target's kernels held out in turn). Three models: a
+//     regression of cycles, a ranking, and a regression of the cycles' ratio to the analytic bound.
 //
 // Usage: bench_costmodel [--quick] [--cache DIR]   (--quick: fewer kernels; DIR, default
 // costmodel-data: the dataset, built on the first run, read on the next)
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -142,9 +145,9 @@ void heldOut(const std::vector<Sample>& data, const std::vector<Shape>& shapes,
              const std::string& label) {
   std::printf("\n1. held-out kernels, %s (%zu programs of %zu kernels; all features)\n",
               label.c_str(), data.size(), shapes.size());
-  std::printf("%-14s %9s %10s %10s %10s\n", "kernel", "programs", "tau (reg)", "MAPE (reg)",
-              "tau (rank)");
-  double tau_reg = 0, tau_rank = 0;
+  std::printf("%-14s %9s %10s %10s %10s %10s\n", "kernel", "programs", "tau (reg)", "MAPE (reg)",
+              "tau (rank)", "top-1");
+  double tau_reg = 0, tau_rank = 0, log_regret = 0;
   for (size_t k = 0; k < shapes.size(); ++k) {
     Split train = rows(
         data, [&](const Sample& s) { return s.kernel != k; }, false);
@@ -158,11 +161,44 @@ void heldOut(const std::vector<Sample>& data, const std::vector<Shape>& shapes,
     const double a = costmodel::kendallTau(reg, test.y), b = costmodel::kendallTau(rank, test.y);
     tau_reg += a;
     tau_rank += b;
-    std::printf("%-14s %9zu %10.3f %9.1f%% %10.3f\n", shapes[k].name().c_str(), test.y.size(), a,
-                100 * costmodel::mape(reg, test.y), b);
+    // What a search keeping the ranking model's first choice would get: its cycles over the
+    // kernel's best.
+    const size_t first =
+        static_cast<size_t>(std::min_element(rank.begin(), rank.end()) - rank.begin());
+    const double regret = test.y[first] / *std::min_element(test.y.begin(), test.y.end());
+    log_regret += std::log(regret);
+    std::printf("%-14s %9zu %10.3f %9.1f%% %10.3f %9.3fx\n", shapes[k].name().c_str(),
+                test.y.size(), a, 100 * costmodel::mape(reg, test.y), b, regret);
   }
   const double n = static_cast<double>(shapes.size());
-  std::printf("%-14s %9s %10.3f %10s %10.3f\n", "mean", "", tau_reg / n, "", tau_rank / n);
+  std::printf("%-14s %9s %10.3f %10s %10.3f %9.3fx\n", "mean", "", tau_reg / n, "", tau_rank / n,
+              std::exp(log_regret / n));
+}
+
+// The largest of the analytic bounds the shared features compute (the last, as log2(1 + cycles)).
+double bound(const std::vector<float>& x) {
+  return std::max(1.0, std::exp2(static_cast<double>(x[costmodel::kShared - 1])) - 1);
+}
+
+// The three models of table 2: regression of cycles, ranking, and regression of the ratio of the
+// cycles to the bound (labels scaled by 1000: the model takes the log of labels of at least 1).
+enum Kind { kCycles, kRank, kRatio };
+
+std::vector<double> labels(const Split& s, Kind kind) {
+  if (kind != kRatio) return s.y;
+  std::vector<double> y;
+  for (size_t i = 0; i < s.y.size(); ++i)
+    y.push_back(1000 * s.y[i] / bound(s.x[i]));
+  return y;
+}
+
+std::vector<double> predicted(const costmodel::Model& m, const Split& s, Kind kind) {
+  std::vector<double> p = m.predict(s.x);
+  if (kind == kRatio) {
+    for (size_t i = 0; i < p.size(); ++i)
+      p[i] *= bound(s.x[i]) / 1000;
+  }
+  return p;
 }
 
 // Table 2 for one pair of designs: a model trained on every source program (shared features),
@@ -174,16 +210,19 @@ void transfer(const std::vector<Sample>& source, const std::vector<Sample>& targ
       "\n2. transfer %s (shared features; tau on each held-out target kernel, mean over "
       "kernels and 5 draws of the k samples)\n",
       label.c_str());
-  std::printf("%6s %14s %10s %15s %11s\n", "k", "transferred", "scratch", "transferred", "scratch");
-  std::printf("%6s %14s %10s %15s %11s\n", "", "(reg)", "(reg)", "(rank)", "(rank)");
+  std::printf("%6s %12s %9s %12s %9s %12s %9s\n", "k", "transferred", "scratch", "transferred",
+              "scratch", "transferred", "scratch");
+  std::printf("%6s %12s %9s %12s %9s %12s %9s\n", "", "(reg)", "(reg)", "(rank)", "(rank)",
+              "(ratio)", "(ratio)");
   Split everything = rows(
       source, [](const Sample&) { return true; }, true);
-  const costmodel::Model base[2] = {
+  const costmodel::Model base[3] = {
       costmodel::Model::train(everything.x, everything.y, objective(false)),
       costmodel::Model::train(everything.x, everything.y, objective(true), nullptr,
-                              everything.groups())};
+                              everything.groups()),
+      costmodel::Model::train(everything.x, labels(everything, kRatio), objective(false))};
   for (int64_t k : {0, 10, 50, 200, -1}) {
-    double transferred[2] = {0, 0}, scratch[2] = {0, 0};
+    double transferred[3] = {0, 0, 0}, scratch[3] = {0, 0, 0};
     int runs = 0;
     for (size_t held = 0; held < target_kernels; ++held) {
       std::vector<const Sample*> pool;
@@ -202,18 +241,22 @@ void transfer(const std::vector<Sample>& source, const std::vector<Sample>& targ
         Split few;
         for (const Sample* s : order)
           few.add(*s, true);
-        for (int r = 0; r < 2; ++r) {
-          costmodel::TrainParams adapt = objective(r == 1);
+        for (int r = 0; r < 3; ++r) {
+          const Kind kind = static_cast<Kind>(r);
+          costmodel::TrainParams adapt = objective(kind == kRank);
           adapt.rounds = 50;
+          const std::vector<double> y = labels(few, kind);
           std::vector<double> p =
-              take == 0 ? base[r].predict(test.x)
-                        : costmodel::Model::train(few.x, few.y, adapt, &base[r], few.groups())
-                              .predict(test.x);
+              take == 0
+                  ? predicted(base[r], test, kind)
+                  : predicted(costmodel::Model::train(few.x, y, adapt, &base[r], few.groups()),
+                              test, kind);
           transferred[r] += costmodel::kendallTau(p, test.y);
           if (take > 0)
             scratch[r] += costmodel::kendallTau(
-                costmodel::Model::train(few.x, few.y, objective(r == 1), nullptr, few.groups())
-                    .predict(test.x),
+                predicted(costmodel::Model::train(few.x, y, objective(kind == kRank), nullptr,
+                                                  few.groups()),
+                          test, kind),
                 test.y);
         }
         ++runs;
@@ -223,9 +266,10 @@ void transfer(const std::vector<Sample>& source, const std::vector<Sample>& targ
     auto cell = [&](double v, bool none) {
       return none ? std::string("-") : std::to_string(v / runs).substr(0, 5);
     };
-    std::printf("%6s %14s %10s %15s %11s\n", k < 0 ? "all" : std::to_string(k).c_str(),
+    std::printf("%6s %12s %9s %12s %9s %12s %9s\n", k < 0 ? "all" : std::to_string(k).c_str(),
                 cell(transferred[0], false).c_str(), cell(scratch[0], k == 0).c_str(),
-                cell(transferred[1], false).c_str(), cell(scratch[1], k == 0).c_str());
+                cell(transferred[1], false).c_str(), cell(scratch[1], k == 0).c_str(),
+                cell(transferred[2], false).c_str(), cell(scratch[2], k == 0).c_str());
     std::fflush(stdout);
   }
 }

@@ -84,6 +84,7 @@ class IsaMatcher final : public egraph::ClientRule {
   struct RegionOf {
     const KernelResult& result;
     int64_t bytes;
+    bool plain_first = false;  // around a window: no block writers, plain stores of runs
   };
   bool collectWrites(ClassId c, const std::vector<int64_t>& starts, const hlo::Shape& whole,
                      int depth, bool may_split, const RegionOf& region,
@@ -91,6 +92,7 @@ class IsaMatcher final : public egraph::ClientRule {
   std::optional<RegionWrite> findWriter(int32_t pattern, ClassId c, const StridedView& block,
                                         int64_t region_bytes);
   std::optional<std::vector<int64_t>> writerBlock(const hlo::Shape& shape) const;
+  bool plainStores() const;
   ClassId concatOfBlocks(ClassId c, const std::vector<int64_t>& box, size_t dim,
                          std::vector<int64_t> starts);
   std::optional<size_t> rewrittenInput(const UnitPattern& p) const;

@@ -14,6 +14,9 @@
 //  2. the update is the block of the result (the matcher matched it against that class);
 //  3. the blocks, shifted to where each write lands, partition the result's bytes — and every
 //     write stays inside the result's region (it rewrites no byte of another value).
+// Around a result window, a block that is one contiguous run of the region may also be written by
+// anything that produces exactly its bytes (a plain store): conditions 1 and 2 then hold by
+// construction (its value is the block's bytes, and nothing else).
 // The old content of each write is then an undefined value (the allocator places it on the
 // write's own bytes) and the result's region is the overlay's storage (storage.h).
 #include <algorithm>
@@ -257,7 +260,7 @@ bool IsaMatcher::collectWrites(ClassId c, const std::vector<int64_t>& starts,
       return true;
     }
   }
-  for (size_t pi = 0; pi < units_.patterns.size(); ++pi) {
+  for (size_t pi = 0; pi < units_.patterns.size() && !region.plain_first; ++pi) {
     if (auto w = findWriter(static_cast<int32_t>(pi), c, *block, region.bytes)) {
       out.push_back(*w);
       return true;
@@ -283,6 +286,17 @@ bool IsaMatcher::collectWrites(ClassId c, const std::vector<int64_t>& starts,
       return true;
     }
   }
+  // Around a window, a block that no concatenation splits into writes and whose bytes are one
+  // contiguous run of the region is written by whatever produces exactly those bytes in HBM (a
+  // plain store of a row: AMX's mm512_store of 16 f32 lanes): such a write changes its block and
+  // nothing else, whatever the unit.
+  if (region.result.windowed && block->isContiguous() && plainStores()) {
+    ClassId bytes = b_.flatten(c);
+    b_.egraph().rebuild();
+    out.push_back(
+        RegionWrite{bytes, OverlayPart{block->offset, StridedView::identity(block->byteCount())}});
+    return true;
+  }
   // A result that no write covers and no concatenation of it splits into writes (a copy of an
   // input wider than a store's block) is also the concatenation of its blocks of one writer's
   // largest update: data movement, exact.
@@ -293,6 +307,16 @@ bool IsaMatcher::collectWrites(ClassId c, const std::vector<int64_t>& starts,
       b_.egraph().rebuild();
       return collectWrites(c, starts, whole, depth + 1, false, region, out);
     }
+  }
+  return false;
+}
+
+// Whether some unit writes HBM other than by rewriting a region in place (a plain store).
+bool IsaMatcher::plainStores() const {
+  for (const UnitPattern& p : units_.patterns) {
+    const taidl::SymSlice& out = p.sym->outputs[static_cast<size_t>(p.output)];
+    if (!out.state && isa_.buffers[static_cast<size_t>(out.buffer)].is_hbm && !rewrittenInput(p))
+      return true;
   }
   return false;
 }
@@ -357,25 +381,34 @@ size_t IsaMatcher::writeRegions(const std::vector<KernelResult>& results) {
       if (bv.base == region || !bv.exact() || bv.view != StridedView::identity(bytes.dim(0)))
         continue;
       const hlo::Shape whole = b_.shape(bv.base);
-      std::vector<RegionWrite> writes;
-      if (!collectWrites(bv.base, std::vector<int64_t>(static_cast<size_t>(whole.rank()), 0), whole,
-                         0, g.same(bv.base, result.value_class), RegionOf{result, bytes.dim(0)},
-                         writes) ||
-          writes.size() < 2)  // one write of everything is an ordinary store
-        continue;
-      OverlayDesc desc{bytes.dim(0), {}};
-      std::vector<ClassId> writers;
-      std::vector<OverlayPart> blocks;  // the writes' and the kept blocks
-      for (const RegionWrite& w : writes) {
-        blocks.push_back(w.part);
-        if (!w.writer.valid()) continue;
-        desc.parts.push_back(w.part);
-        writers.push_back(w.writer);
+      // Around a window, two alternatives when the ISA has plain stores: block writes where some
+      // unit writes a block, and plain stores of contiguous runs (rows) everywhere — the first
+      // may need a value in a buffer it cannot reach (AMX's pitched tile store of an f32 epilogue
+      // held in zmm), the second more calls; extraction chooses.
+      bool written = false;
+      for (bool plain_first : {false, true}) {
+        if (plain_first && !(result.windowed && plainStores())) break;
+        std::vector<RegionWrite> writes;
+        if (!collectWrites(bv.base, std::vector<int64_t>(static_cast<size_t>(whole.rank()), 0),
+                           whole, 0, g.same(bv.base, result.value_class),
+                           RegionOf{result, bytes.dim(0), plain_first}, writes) ||
+            writes.size() < 2)  // one write of everything is an ordinary store
+          continue;
+        OverlayDesc desc{bytes.dim(0), {}};
+        std::vector<ClassId> writers;
+        std::vector<OverlayPart> blocks;  // the writes' and the kept blocks
+        for (const RegionWrite& w : writes) {
+          blocks.push_back(w.part);
+          if (!w.writer.valid()) continue;
+          desc.parts.push_back(w.part);
+          writers.push_back(w.writer);
+        }
+        if (writers.empty() || !partitions(blocks, desc.bytes)) continue;
+        unions += g.unite(b_.overlay(desc, writers), region) ? 1 : 0;
+        g.rebuild();
+        written = true;
       }
-      if (writers.empty() || !partitions(blocks, desc.bytes)) continue;
-      unions += g.unite(b_.overlay(desc, writers), region) ? 1 : 0;
-      g.rebuild();
-      break;
+      if (written) break;
     }
   }
   return unions + (g.nodeCount() - before);

@@ -279,6 +279,50 @@ std::string amxGemm(int64_t m, int64_t k, int64_t n) {
   return s.str();
 }
 
+// oneDNN's quantised layer: the GEMM's s32 tile leaves the tile registers through memory (HBM
+// scratch), its rows are converted, scaled, biased, ReLU'd and requantised on AVX-512, and each
+// row of the u8 window is one plain 16-byte store (no pitched store exists for zmm rows): a
+// window's contiguous runs are written by whatever produces exactly their bytes.
+std::string amxLayer(int64_t m, int64_t k, int64_t n) {
+  auto t = [](int64_t a, int64_t b) {
+    return "[" + std::to_string(a) + "," + std::to_string(b) + "]";
+  };
+  const std::string f = "f32" + t(m, n);
+  std::ostringstream s;
+  s << "HloModule amx_layer, entry_computation_layout={(u8" << t(m, k) << "{1,0}, s8" << t(n, k)
+    << "{1,0:T(16,4)}, f32[" << n << "]{0})->u8" << t(m, n) << "{1,0}}\n\nENTRY main {\n"
+    << "  a = u8" << t(m, k) << "{1,0} parameter(0)\n"
+    << "  b = s8" << t(n, k) << "{1,0:T(16,4)} parameter(1)\n"
+    << "  bias = f32[" << n << "]{0} parameter(2)\n"
+    << "  wa = s32" << t(m, k) << " convert(a)\n  wb = s32" << t(n, k) << " convert(b)\n"
+    << "  acc = s32" << t(m, n)
+    << " dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n"
+    << "  accf = " << f << " convert(acc)\n  scale = f32[] constant(0.125)\n"
+    << "  scales = " << f << " broadcast(scale), dimensions={}\n"
+    << "  scaled = " << f << " multiply(accf, scales)\n"
+    << "  biases = " << f << " broadcast(bias), dimensions={1}\n"
+    << "  biased = " << f << " add(scaled, biases)\n"
+    << "  zero = f32[] constant(0)\n  top = f32[] constant(255)\n"
+    << "  zeros = " << f << " broadcast(zero), dimensions={}\n"
+    << "  relu = " << f << " maximum(biased, zeros)\n"
+    << "  clamped = " << f << " clamp(zero, relu, top)\n"
+    << "  rounded = " << f << " round-nearest-even(clamped)\n"
+    << "  ROOT q = u8" << t(m, n) << " convert(rounded)\n}\n";
+  return s.str();
+}
+
+TEST(Tiling, AmxLayerRunsItsEpilogueOnEachTile) {
+  static const taidl::Isa amx = taidl::loadIsaFile(testing::sourceDir() + "/isa/amx.taidl");
+  auto kernel = hlo::parseModule(amxLayer(64, 128, 64), "amx_layer.hlo");
+  CompileResult r = compile(amx, *kernel, options(tiles({16, 32}, {0, 1})));
+  ASSERT_TRUE(r.schedule);
+  const std::string text = oracle::printProgram(amx, r.program);
+  EXPECT_NE(text.find("loop t1 in [0, 2)"), std::string::npos) << text;
+  EXPECT_NE(text.find("mm512_cvt_i8_store("), std::string::npos) << text;
+  VerifyReport v = verify(amx, *kernel, r.program, {.sets = 2, .seed = 12});
+  EXPECT_TRUE(v.ok) << v.mismatch;
+}
+
 TEST(Tiling, AmxGemmKeepsItsSumsInTileRegisters) {
   static const taidl::Isa amx = taidl::loadIsaFile(testing::sourceDir() + "/isa/amx.taidl");
   auto kernel = hlo::parseModule(amxGemm(256, 512, 128), "amx_gemm.hlo");
