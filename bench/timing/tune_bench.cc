@@ -24,15 +24,15 @@ using namespace tacit;
 
 int main(int argc, char** argv) {
   int64_t size = 512, seeds = 5;
-  std::string name = "gemmini";
+  std::string isa_name = "gemmini";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--size") == 0) size = std::atoll(argv[i + 1]);
     if (std::strcmp(argv[i], "--seeds") == 0) seeds = std::atoll(argv[i + 1]);
-    if (std::strcmp(argv[i], "--isa") == 0) name = argv[i + 1];
+    if (std::strcmp(argv[i], "--isa") == 0) isa_name = argv[i + 1];
   }
-  const bool amx = name == "amx";
+  const bool amx = isa_name == "amx";
   const taidl::Isa isa =
-      taidl::loadIsaFile(std::string(TACIT_SOURCE_DIR) + "/isa/" + name + ".taidl");
+      taidl::loadIsaFile(std::string(TACIT_SOURCE_DIR) + "/isa/" + isa_name + ".taidl");
   const isel::Target target(isa);
   auto kernel = hlo::parseModule(
       amx ? bench::amxGemmHlo(size, size, size) : bench::gemmHlo(size, size, size), "gemm.hlo");
