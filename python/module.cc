@@ -242,7 +242,7 @@ py::object evaluate(const std::string& hlo_text, const py::object& args) {
 }  // namespace
 }  // namespace tacit::python
 
-PYBIND11_MODULE(tacit, m) {
+PYBIND11_MODULE(_tacit, m) {
   using namespace tacit;
   using namespace tacit::python;
   m.doc() =
@@ -277,6 +277,17 @@ class Error(Exception):
 
   py::class_<python::Isa>(m, "Isa", "An ISA description, loaded and checked (load_isa).")
       .def_property_readonly("name", [](const python::Isa& i) { return i.isa->name; })
+      .def_property_readonly(
+          "units",
+          [](const python::Isa& i) {
+            py::list names;
+            for (const taidl::Instruction& inst : i.isa->instructions)
+              names.append(inst.name.text);
+            for (const taidl::Macro& macro : i.isa->macros)
+              names.append(macro.name.text);
+            return names;
+          },
+          "The names of the ISA's instructions, then its macros (what a program calls).")
       .def_property_readonly("params",
                              [](const python::Isa& i) {
                                py::dict d;
