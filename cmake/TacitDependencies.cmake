@@ -59,6 +59,19 @@ set_target_properties(tacit_xgboost PROPERTIES EXPORT_NAME xgboost)
 target_include_directories(tacit_xgboost SYSTEM INTERFACE ${XGBOOST_INCLUDE_DIR})
 target_link_libraries(tacit_xgboost INTERFACE ${XGBOOST_LIB})
 
+# libcurl: `tacit optimize`'s HTTP(S) client for chat-completion servers (src/optimize). Exported
+# as tacit::curl with the absolute paths found here, like Gecode.
+find_path(CURL_INCLUDE_DIR curl/curl.h)
+find_library(CURL_LIB curl)
+if(CURL_INCLUDE_DIR AND CURL_LIB)
+  set(TACIT_CURL_FOUND TRUE)
+endif()
+tacit_require_package(TACIT_CURL_FOUND "libcurl" libcurl4-openssl-dev)
+add_library(tacit_curl INTERFACE)
+set_target_properties(tacit_curl PROPERTIES EXPORT_NAME curl)
+target_include_directories(tacit_curl SYSTEM INTERFACE ${CURL_INCLUDE_DIR})
+target_link_libraries(tacit_curl INTERFACE ${CURL_LIB})
+
 # mimalloc: the memory allocator of tacit's executables (the CLI, generated backends,
 # bench_backend), not of its libraries — a program embedding them keeps its own. Phase 1 allocates
 # and frees e-nodes, views and match records by the hundred thousand; with glibc's allocator that

@@ -1,6 +1,6 @@
 # The tacit CMake package: find_package(tacit) gives tacit::<module> (the static libraries, e.g.
-# tacit::backend for a compiler driver), tacit::options, tacit::gecode, tacit::xgboost and
-# tacit::malloc (the
+# tacit::backend for a compiler driver), tacit::options, tacit::gecode, tacit::xgboost,
+# tacit::curl and tacit::malloc (the
 # executables' allocator). Standalone backends
 # written by `tacit gen-backend` link through it (docs/gen-backend.md).
 #
@@ -19,7 +19,7 @@ include(CMakePackageConfigHelpers)
 set(TACIT_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/tacit)
 get_property(tacit_exported_libraries GLOBAL PROPERTY TACIT_EXPORTED_LIBRARIES)
 
-install(TARGETS ${tacit_exported_libraries} tacit_options tacit_gecode tacit_xgboost tacit_malloc
+install(TARGETS ${tacit_exported_libraries} tacit_options tacit_gecode tacit_xgboost tacit_curl tacit_malloc
         EXPORT tacitTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
 )
