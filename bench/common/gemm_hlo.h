@@ -1,5 +1,6 @@
-// The int8 GEMM the benches compile: C = sat8(A·B) of s8[m, k] · s8[k, n] through int32 sums
-// (`wide`: the int32 result clamped, as Exo's 512³ schedule writes it).
+// The kernels the benches compile: Gemmini's int8 GEMM C = sat8(A·B) of s8[m, k] · s8[k, n]
+// through int32 sums (`wide`: the int32 result clamped, as Exo's 512³ schedule writes it), AMX's
+// u8·s8 GEMM, and quantised layers on both.
 #pragma once
 
 #include <cstdint>
@@ -20,59 +21,63 @@ inline std::string gemmHlo(int64_t m, int64_t k, int64_t n, bool wide = false) {
   return s.str();
 }
 
-// AMX's u8 x s8 GEMM in oneDNN's form: A u8[m, k] row-major, B s8[n, k] in the VNNI layout
-// T(16,4), C = A·B^T as a row-major s32[m, n].
-inline std::string amxGemmHlo(int64_t m, int64_t k, int64_t n) {
-  auto t = [](int64_t a, int64_t b) {
-    return "[" + std::to_string(a) + "," + std::to_string(b) + "]";
-  };
+inline std::string dims(int64_t a, int64_t b) {
+  return "[" + std::to_string(a) + "," + std::to_string(b) + "]";
+}
+
+// The start of oneDNN's u8 x s8 GEMM on AMX: the module with its entry layout (A u8[m, k]
+// row-major, B s8[n, k] in the VNNI layout T(16,4), then `more` parameters' layouts; `result` the
+// result's), its parameters (`more_params` after A and B), the widening converts wa and wb, and
+// the line that starts the dot of wa and wb, `DOT`, which the caller names.
+inline std::string amxGemmStart(int64_t m, int64_t k, int64_t n, const std::string& more,
+                                const std::string& more_params, const std::string& result) {
   std::ostringstream s;
-  s << "HloModule amx_gemm, entry_computation_layout={(u8" << t(m, k) << "{1,0}, s8" << t(n, k)
-    << "{1,0:T(16,4)})->s32" << t(m, n) << "{1,0}}\nENTRY main {\n  a = u8" << t(m, k)
-    << "{1,0} parameter(0)\n  b = s8" << t(n, k) << "{1,0:T(16,4)} parameter(1)\n  wa = s32"
-    << t(m, k) << " convert(a)\n  wb = s32" << t(n, k) << " convert(b)\n  ROOT c = s32" << t(m, n)
-    << " dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n}\n";
+  s << "HloModule amx, entry_computation_layout={(u8" << dims(m, k) << "{1,0}, s8" << dims(n, k)
+    << "{1,0:T(16,4)}" << more << ")->" << result << "}\nENTRY main {\n  a = u8" << dims(m, k)
+    << "{1,0} parameter(0)\n  b = s8" << dims(n, k) << "{1,0:T(16,4)} parameter(1)\n"
+    << more_params << "  wa = s32" << dims(m, k) << " convert(a)\n  wb = s32" << dims(n, k)
+    << " convert(b)\n";
   return s.str();
+}
+
+inline const char* kAmxDot = " dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n";
+
+// AMX's u8 x s8 GEMM in oneDNN's form: C = A·B^T as a row-major s32[m, n].
+inline std::string amxGemmHlo(int64_t m, int64_t k, int64_t n) {
+  return amxGemmStart(m, k, n, "", "", "s32" + dims(m, n) + "{1,0}") + "  ROOT c = s32" +
+         dims(m, n) + kAmxDot + "}\n";
 }
 
 // A quantised layer on Gemmini: the int8 GEMM, a per-column int32 bias, saturated to int8 (no
 // ReLU: the spec's moves out of the accumulator have no activation, docs/backend.md).
 inline std::string gemminiLayerHlo(int64_t m, int64_t k, int64_t n) {
-  auto t = [](int64_t a, int64_t b) {
-    return "[" + std::to_string(a) + "," + std::to_string(b) + "]";
-  };
   std::ostringstream s;
-  s << "HloModule layer\nENTRY main {\n  a = s8" << t(m, k) << " parameter(0)\n  b = s8" << t(k, n)
-    << " parameter(1)\n  bias = s32[" << n << "] parameter(2)\n  wa = s32" << t(m, k)
-    << " convert(a)\n  wb = s32" << t(k, n) << " convert(b)\n  p = s32" << t(m, n)
-    << " dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  bb = s32" << t(m, n)
-    << " broadcast(bias), dimensions={1}\n  sum = s32" << t(m, n) << " add(p, bb)\n"
-    << "  lo = s32[] constant(-128)\n  hi = s32[] constant(127)\n  c = s32" << t(m, n)
-    << " clamp(lo, sum, hi)\n  ROOT r = s8" << t(m, n) << " convert(c)\n}\n";
+  s << "HloModule layer\nENTRY main {\n  a = s8" << dims(m, k) << " parameter(0)\n  b = s8"
+    << dims(k, n) << " parameter(1)\n  bias = s32[" << n << "] parameter(2)\n  wa = s32"
+    << dims(m, k) << " convert(a)\n  wb = s32" << dims(k, n) << " convert(b)\n  p = s32"
+    << dims(m, n) << " dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  bb = s32"
+    << dims(m, n) << " broadcast(bias), dimensions={1}\n  sum = s32" << dims(m, n)
+    << " add(p, bb)\n  lo = s32[] constant(-128)\n  hi = s32[] constant(127)\n  c = s32"
+    << dims(m, n) << " clamp(lo, sum, hi)\n  ROOT r = s8" << dims(m, n) << " convert(c)\n}\n";
   return s.str();
 }
 
 // oneDNN's quantised layer on AMX: the u8 x s8 GEMM (VNNI weights), its s32 sums to f32, scaled,
 // a per-column f32 bias, ReLU, clamped to [0, 255], rounded to nearest even, u8.
 inline std::string amxLayerHlo(int64_t m, int64_t k, int64_t n) {
-  auto t = [](int64_t a, int64_t b) {
-    return "[" + std::to_string(a) + "," + std::to_string(b) + "]";
-  };
-  const std::string mn = "f32" + t(m, n);
+  const std::string mn = "f32" + dims(m, n);
   std::ostringstream s;
-  s << "HloModule amx_layer, entry_computation_layout={(u8" << t(m, k) << "{1,0}, s8" << t(n, k)
-    << "{1,0:T(16,4)}, f32[" << n << "]{0})->u8" << t(m, n) << "{1,0}}\nENTRY main {\n  a = u8"
-    << t(m, k) << "{1,0} parameter(0)\n  b = s8" << t(n, k)
-    << "{1,0:T(16,4)} parameter(1)\n  bias = f32[" << n << "]{0} parameter(2)\n  wa = s32"
-    << t(m, k) << " convert(a)\n  wb = s32" << t(n, k) << " convert(b)\n  acc = s32" << t(m, n)
-    << " dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n  accf = " << mn
+  s << amxGemmStart(m, k, n, ", f32[" + std::to_string(n) + "]{0}",
+                    "  bias = f32[" + std::to_string(n) + "]{0} parameter(2)\n",
+                    "u8" + dims(m, n) + "{1,0}")
+    << "  acc = s32" << dims(m, n) << kAmxDot << "  accf = " << mn
     << " convert(acc)\n  scale = f32[] constant(0.125)\n  scales = " << mn
     << " broadcast(scale), dimensions={}\n  scaled = " << mn << " multiply(accf, scales)\n"
     << "  biases = " << mn << " broadcast(bias), dimensions={1}\n  biased = " << mn
     << " add(scaled, biases)\n  zero = f32[] constant(0)\n  zeros = " << mn
     << " broadcast(zero), dimensions={}\n  relu = " << mn << " maximum(biased, zeros)\n"
     << "  top = f32[] constant(255)\n  clamped = " << mn << " clamp(zero, relu, top)\n"
-    << "  rounded = " << mn << " round-nearest-even(clamped)\n  ROOT q = u8" << t(m, n)
+    << "  rounded = " << mn << " round-nearest-even(clamped)\n  ROOT q = u8" << dims(m, n)
     << " convert(rounded)\n}\n";
   return s.str();
 }
