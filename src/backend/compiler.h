@@ -47,6 +47,9 @@ struct CompileOptions {
   // Called once phase 1's e-graph is saturated, before extraction (e.g. --dump-egraph): an
   // observer of one e-graph, so the kernel is then compiled whole.
   std::function<void(const isel::Selector&)> after_saturation;
+  // Receives a one-line status as the compile goes (phase 1's iterations, the candidates and the
+  // best cost so far, the tiling schedules): `tacit compile`'s progress line on a terminal.
+  std::function<void(const std::string&)> progress;
 };
 
 // What a plan hands compileKernel for one of its kernels besides the options.

@@ -13,6 +13,7 @@
 #include "oracle/tasm.h"
 #include "support/diagnostic.h"
 #include "support/output.h"
+#include "support/progress.h"
 #include "support/source.h"
 #include "taidl/isa.h"
 
@@ -302,7 +303,10 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
   auto kernel = hlo::parseModule(readFile(kernel_path), kernel_path);
   hlo::verifyModule(*kernel);
   const isel::Target target(isa);  // once: the compile and --explain share it
+  TerminalProgress progress;       // a status line on stderr when it is a terminal
+  if (progress.active()) opts.progress = [&progress](const std::string& s) { progress.update(s); };
   CompileResult result = compile(target, *kernel, opts);
+  progress.finish();
   std::string text = emitText(request.emit, isa, result);
   log << "compiled " << kernel_path << " for " << isa.name << ": " << result.costs.instructions
       << " instructions, cost " << result.costs.of(result.model) << " ("

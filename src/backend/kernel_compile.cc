@@ -65,6 +65,13 @@ class CandidateSearch {
       if (!graph) break;
       ++stats_.candidates;
       tryCandidate(std::move(*graph));
+      if (options_.progress) {
+        options_.progress("phase 2: " + std::to_string(stats_.candidates) + " candidates, " +
+                          std::to_string(stats_.allocated) + " placed" +
+                          (best_ ? ", best cost " + std::to_string(best_->costs.of(model_)) + " (" +
+                                       std::string(costModelName(model_)) + ")"
+                                 : ""));
+      }
     }
     if (!best_) failWithoutProgram(*extractor);
     return std::move(*best_);
@@ -183,7 +190,14 @@ CompileResult compileKernel(const isel::Target& target, const hlo::HloModule& ke
   result.model = options.cost.value_or(defaultCostModel(isa));
   CompileStats& stats = result.stats;
 
-  isel::Selector selector(target, kernel, options.selector);
+  isel::SelectorOptions selector_options = options.selector;
+  if (options.progress) {
+    selector_options.on_iteration = [&](size_t iteration, size_t nodes) {
+      options.progress("phase 1: iteration " + std::to_string(iteration) + ", " +
+                       std::to_string(nodes) + " e-nodes");
+    };
+  }
+  isel::Selector selector(target, kernel, selector_options);
   stats.import_seconds = since(start);
   Clock::time_point t = Clock::now();
   stats.saturation = selector.saturate(deadline);

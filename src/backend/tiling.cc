@@ -157,6 +157,11 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
         TileModuleOrReason module = buildTileModule(kernel, first, sizes, step, block);
         if (module.tile) {
           CompileOptions o = options;
+          if (options.progress) {
+            o.progress = [&options, where](const std::string& status) {
+              options.progress(where + status);
+            };
+          }
           o.alloc.repeated = true;  // a loop body: its constants and result region stay whole
           o.selector.import = importOf(step, kind, dims, sums.places, parameters, layout.io_bytes);
           if (bounded) {
@@ -247,8 +252,15 @@ std::optional<CompileResult> compileTiled(const isel::Target& target, const hlo:
   }
   std::optional<CompileResult> best;
   std::string why_not;
+  size_t tried = 0;
   for (const TileSchedule& schedule : space) {
     if (deadline.passed()) break;
+    if (options.progress) {
+      std::string s = schedule.json();
+      s.pop_back();
+      options.progress("tiling: schedule " + std::to_string(++tried) + " of " +
+                       std::to_string(space.size()) + " " + s);
+    }
     // The first schedule (a given one, or the space's first) is compiled without effort bounds.
     TiledCompiler::Outcome o = tiled.compile(schedule, &schedule != &space.front(), deadline);
     if (!o.result) {

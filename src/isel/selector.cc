@@ -89,6 +89,7 @@ SaturationStats Selector::saturate(Deadline deadline) {
   for (size_t k = 0; k < options_.max_iterations && !saturated_; ++k) {
     size_t changes = iterate(stats.per_iteration.emplace_back());
     ++stats.iterations;
+    if (options_.on_iteration) options_.on_iteration(stats.iterations, g_.nodeCount());
     if (changes == 0) {
       saturated_ = true;
       stats.stop = SaturationStop::kSaturated;

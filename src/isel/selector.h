@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ struct SelectorOptions {
   size_t max_nodes = 50'000;
   size_t max_iterations = 16;
   ImportOptions import;  // result windows (tiled compilation)
+  // Called after each saturation iteration with its number (from 1) and the e-graph's size: a
+  // progress display's hook (support/progress.h), nothing more.
+  std::function<void(size_t iteration, size_t nodes)> on_iteration;
 };
 
 enum class SaturationStop { kSaturated, kIterationLimit, kNodeLimit, kTimeLimit };
