@@ -67,8 +67,18 @@ struct PartStats {
   double seconds = 0;
 };
 
+// What became of one candidate of the search (a compile report's table).
+struct CandidateRecord {
+  size_t index = 0;     // 1-based, in extraction order
+  size_t calls = 0;     // the instruction graph's calls
+  bool placed = false;  // phase 2 found an allocation
+  int64_t cost = 0;     // under the compile's cost model, when placed
+  std::string note;     // why it was not placed, or how it compared with the best so far
+};
+
 struct CompileStats {
   isel::SaturationStats saturation;
+  std::vector<CandidateRecord> candidate_log;  // the whole compile's search (not its parts')
   double import_seconds = 0, saturate_seconds = 0, extract_seconds = 0, alloc_seconds = 0,
          solver_seconds = 0, total_seconds = 0;
   size_t candidates = 0;      // instruction graphs examined

@@ -5,6 +5,7 @@
 
 #include "backend/compiler.h"
 #include "backend/emit.h"
+#include "backend/report.h"
 #include "backend/verify.h"
 #include "egraph/dot.h"
 #include "hlo/parser.h"
@@ -170,6 +171,9 @@ const std::vector<CommandLineOption>& compileFlags() {
        "tile the kernel as FILE says: {\"tile\": [sizes], \"order\": [dimensions]} (JSON)"},
       {"emit-schedule", "FILE", "write the tile schedule chosen (JSON; a tiled compile only)"},
       {"dump-egraph", "FILE", "write phase 1's saturated e-graph as Graphviz DOT (debugging)"},
+      {"report", "FILE",
+       "write an HTML report: costs, candidates, memory timeline, instruction graph "
+       "(docs/backend.md)"},
   };
   return flags;
 }
@@ -205,6 +209,7 @@ CompileRequest makeCompileRequest(std::string kernel_path, const FlagValues& fla
   r.emit_schedule_path = get("emit-schedule");
   if (r.schedule_path && !r.tiling) fail("--schedule and --no-tiling exclude each other");
   r.dump_egraph_path = get("dump-egraph");
+  r.report_path = get("report");
 
   std::string format = get("emit").value_or("tasm");
   if (format == "tasm") {
@@ -300,9 +305,10 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
   if (request.atol) vopts.atol = *request.atol;
   if (request.rtol) vopts.rtol = *request.rtol;
 
-  auto kernel = hlo::parseModule(readFile(kernel_path), kernel_path);
+  const std::string kernel_text = readFile(kernel_path);
+  auto kernel = hlo::parseModule(kernel_text, kernel_path);
   hlo::verifyModule(*kernel);
-  const isel::Target target(isa);  // once: the compile and --explain share it
+  const isel::Target target(isa);  // once: the compile, --explain and --report share it
   TerminalProgress progress;       // a status line on stderr when it is a terminal
   if (progress.active()) opts.progress = [&progress](const std::string& s) { progress.update(s); };
   CompileResult result = compile(target, *kernel, opts);
@@ -334,6 +340,8 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
          "--schedule");
   OutputTransaction files;
   if (request.emit_schedule_path) files.write(*request.emit_schedule_path, result.schedule->json());
+  if (request.report_path)
+    files.write(*request.report_path, htmlReport(target, *kernel, kernel_text, result));
   if (request.output_path) files.write(*request.output_path, text);
   files.commit();
   if (!request.output_path) out << text;

@@ -53,6 +53,7 @@ struct CompileRequest {
   std::optional<std::string> schedule_path;       // --schedule FILE.json
   std::optional<std::string> emit_schedule_path;  // --emit-schedule FILE.json
   std::optional<std::string> dump_egraph_path;    // --dump-egraph FILE.dot
+  std::optional<std::string> report_path;         // --report FILE.html (backend/report.h)
 };
 
 // Checks every flag value (before any work is done); a malformed one is a DiagnosticError naming

@@ -99,6 +99,9 @@ class CandidateSearch {
   }
 
   void tryCandidate(isel::PiiGraph graph) {
+    CandidateRecord record{stats_.candidates, 0, false, 0, ""};
+    for (const isel::PiiNode& n : graph.nodes)
+      record.calls += n.kind == isel::PiiKind::kCall ? 1 : 0;
     alloc::AllocResult allocation =
         allocateCandidate(target_, graph, selector_.kernel(), options_, model_, deadline_, stats_);
     if (allocation.status != alloc::AllocStatus::kAllocated) {
@@ -106,6 +109,10 @@ class CandidateSearch {
                                                          : stats_.infeasible);
       // A candidate the deadline stopped before any order was tried says less than one tried.
       if (allocation.orders_tried > 0 || last_failure_.empty()) last_failure_ = allocation.reason;
+      record.note =
+          (allocation.status == alloc::AllocStatus::kLimit ? "solver limit: " : "not placed: ") +
+          allocation.reason;
+      stats_.candidate_log.push_back(std::move(record));
       return;
     }
     ++stats_.allocated;
@@ -117,7 +124,17 @@ class CandidateSearch {
                              kernel_.name());
       costs.cycles = programCycles(target_.isa(), *program);
     }
-    if (best_ && !costs.betterThan(best_->costs, model_)) return;
+    record.placed = true;
+    record.cost = costs.of(model_);
+    if (best_ && !costs.betterThan(best_->costs, model_)) {
+      record.note = "lost to #" + std::to_string(stats_.best_candidate) + " (cost " +
+                    std::to_string(best_->costs.of(model_)) + ")";
+      stats_.candidate_log.push_back(std::move(record));
+      return;
+    }
+    record.note = best_ ? "best so far (beat #" + std::to_string(stats_.best_candidate) + ")"
+                        : "best so far (the first placed)";
+    stats_.candidate_log.push_back(std::move(record));
     stats_.best_candidate = stats_.candidates;
     best_.emplace();
     best_->graph = std::move(graph);

@@ -204,6 +204,10 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
   r.program = program.take();
   r.graph = tiles.front().steps.back().compiled.graph;
   r.allocation = tiles.front().steps.back().compiled.allocation;
+  // The search and phase 1 of that tile kernel (a report's candidates and e-graph per iteration).
+  r.stats.candidate_log = tiles.front().steps.back().compiled.stats.candidate_log;
+  r.stats.saturation.per_iteration =
+      tiles.front().steps.back().compiled.stats.saturation.per_iteration;
   r.schedule = schedule;
   std::ostringstream text;
   text << "tiles " << join(schedule.tile, "x") << ", loops over dimensions "

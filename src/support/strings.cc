@@ -102,4 +102,31 @@ std::string plural(int64_t n, std::string_view singular, std::string_view plural
   return out + (plural_form.empty() ? std::string(singular) + "s" : std::string(plural_form));
 }
 
+std::string escapeHtml(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace tacit

@@ -55,6 +55,9 @@ enum class Escapes : uint8_t {
 // .tasm text, HLO text, JSON, DOT labels and diagnostics all use it.
 std::string quote(std::string_view s, Escapes escapes = Escapes::kC);
 
+// `s` as HTML/XML character data or attribute text: & < > " ' as entities.
+std::string escapeHtml(std::string_view s);
+
 // "1 instruction" / "2 instructions".
 std::string plural(int64_t n, std::string_view singular, std::string_view plural_form = {});
 
