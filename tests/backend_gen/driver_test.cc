@@ -229,7 +229,7 @@ TEST_F(Sandbox, CompileCommandKeepsItsContract) {
                 "OUT] [--emit FORMAT] [--cost MODEL] [--verify[=N]] [--seed SEED] "
                 "[--atol X] [--rtol X] [--time-limit S] [--explain] [--stats] [--no-piecewise] "
                 "[--no-tiling] [--schedule FILE] [--emit-schedule FILE] "
-                "[--dump-egraph FILE]\n",
+                "[--dump-egraph FILE] [--report FILE]\n",
                 0),
             0u)
       << help.out;
