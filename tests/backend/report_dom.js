@@ -10,20 +10,7 @@ const path = require("path");
 
 const [tacit, source, out] = process.argv.slice(2);
 fs.mkdirSync(out, { recursive: true });
-const gemm = path.join(out, "gemm_128.hlo");
-fs.writeFileSync(gemm, `HloModule gemm
-ENTRY main {
-  a = s8[128,128] parameter(0)
-  b = s8[128,128] parameter(1)
-  wa = s32[128,128] convert(a)
-  wb = s32[128,128] convert(b)
-  p = s32[128,128] dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  lo = s32[] constant(-128)
-  hi = s32[] constant(127)
-  c = s32[128,128] clamp(lo, p, hi)
-  ROOT r = s8[128,128] convert(c)
-}
-`);
+const gemm = path.join(source, "examples/gemmini/gemm_128x128x128.hlo");
 const cases = [
   ["qkv attention", "isa/qkv.taidl", path.join(source, "examples/attention/attention.hlo")],
   ["amx k5", "isa/amx.taidl", path.join(source, "examples/amx/k5_int8_gemm_requantize.hlo")],

@@ -23,21 +23,6 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-// A Gemmini GEMM of 64 unit tiles: compiled as a loop nest (the report draws its tile kernel).
-constexpr const char* kTiledGemm = R"(HloModule gemm
-ENTRY main {
-  a = s8[128,128] parameter(0)
-  b = s8[128,128] parameter(1)
-  wa = s32[128,128] convert(a)
-  wb = s32[128,128] convert(b)
-  p = s32[128,128] dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  lo = s32[] constant(-128)
-  hi = s32[] constant(127)
-  c = s32[128,128] clamp(lo, p, hi)
-  ROOT r = s8[128,128] convert(c)
-}
-)";
-
 struct Case {
   const char* spec;
   const char* kernel;
@@ -47,11 +32,8 @@ class Report : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Report, TheTimelineIsAValidAllocationAndThePageHasEverySection) {
   const taidl::Isa isa = taidl::loadIsaFile(testing::sourceDir() + "/" + GetParam().spec);
-  // A kernel file of the repository, or the HLO text itself.
-  const std::string kernel_arg = GetParam().kernel;
-  const bool inline_text = kernel_arg.rfind("HloModule", 0) == 0;
-  const std::string path = inline_text ? "tiled.hlo" : testing::sourceDir() + "/" + kernel_arg;
-  const std::string text = inline_text ? kernel_arg : readFile(path);
+  const std::string path = testing::sourceDir() + "/" + GetParam().kernel;
+  const std::string text = readFile(path);
   auto kernel = hlo::parseModule(text, path);
   const isel::Target target(isa);
   CompileResult r = compile(target, *kernel, {});
@@ -101,7 +83,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Case{"isa/qkv.taidl", "examples/attention/attention.hlo"},
                       Case{"isa/amx.taidl", "examples/amx/k5_int8_gemm_requantize.hlo"},
                       Case{"isa/gemmini.taidl", "examples/gemmini/matmul.hlo"},
-                      Case{"isa/gemmini.taidl", kTiledGemm}));
+                      Case{"isa/gemmini.taidl", "examples/gemmini/gemm_128x128x128.hlo"}));
 
 }  // namespace
 }  // namespace tacit::backend
