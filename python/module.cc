@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "backend/compiler.h"
+#include "backend/report.h"
 #include "backend/verify.h"
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
@@ -114,13 +115,17 @@ py::object toPython(const hlo::Literal& l) {
 }
 
 // An HLO module from text, or from the file a short one-line string names.
-std::unique_ptr<hlo::HloModule> module(const std::string& text_or_path) {
-  std::unique_ptr<hlo::HloModule> m;
+// The HLO text of a kernel given as text or as a file name, and where it came from.
+std::pair<std::string, std::string> hloText(const std::string& text_or_path) {
   if (text_or_path.find('\n') == std::string::npos &&
       std::filesystem::is_regular_file(text_or_path))
-    m = hlo::parseModule(readFile(text_or_path), text_or_path);
-  else
-    m = hlo::parseModule(text_or_path, "<string>");
+    return {readFile(text_or_path), text_or_path};
+  return {text_or_path, "<string>"};
+}
+
+std::unique_ptr<hlo::HloModule> module(const std::string& text_or_path) {
+  const auto [text, file] = hloText(text_or_path);
+  std::unique_ptr<hlo::HloModule> m = hlo::parseModule(text, file);
   hlo::verifyModule(*m);
   return m;
 }
@@ -144,6 +149,10 @@ struct Program {
   std::shared_ptr<const taidl::Isa> isa;
   oracle::Program program;
   std::optional<backend::CompileResult> compiled;  // for a compiled program: costs, stats
+  // For a compiled program: what its HTML report (backend/report.h) draws besides the result.
+  std::shared_ptr<const isel::Target> target;
+  std::shared_ptr<const hlo::HloModule> kernel;
+  std::string kernel_text;
 
   std::map<std::string, hlo::Literal> inputs(const py::dict& given) const {
     std::map<std::string, hlo::Literal> out;
@@ -163,7 +172,7 @@ struct Program {
 
 Program compile(Isa& self, const std::string& hlo_text, int verify, std::optional<std::string> cost,
                 std::optional<std::string> schedule, bool tiling, double time_limit) {
-  auto kernel = module(hlo_text);
+  std::shared_ptr<const hlo::HloModule> kernel = module(hlo_text);
   backend::CompileOptions o;
   if (cost) {
     o.cost = backend::parseCostModel(*cost);
@@ -174,7 +183,7 @@ Program compile(Isa& self, const std::string& hlo_text, int verify, std::optiona
   o.time_limit = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::duration<double>(time_limit));
   const isel::Target& target = self.targetOf();
-  Program p{self.isa, {}, std::nullopt};
+  Program p{self.isa, {}, std::nullopt, self.target, kernel, hloText(hlo_text).first};
   {
     py::gil_scoped_release free;
     backend::CompileResult r = backend::compile(target, *kernel, o);
@@ -309,7 +318,10 @@ class Error(Exception):
             return python::Program{self.isa,
                                    file ? oracle::parseProgramFile(*self.isa, tasm)
                                         : oracle::parseProgram(*self.isa, tasm, "<string>"),
-                                   std::nullopt};
+                                   std::nullopt,
+                                   nullptr,
+                                   nullptr,
+                                   ""};
           },
           py::arg("tasm"), "A .tasm program (text, or a file name) for this ISA (docs/tasm.md).");
 
@@ -358,7 +370,18 @@ class Error(Exception):
       .def("run", &python::run, py::arg("inputs"),
            "Runs the program on the oracle: {name: array} in, {name: array} out, bit for bit.")
       .def("timing", &python::timingOf, py::arg("inputs") = py::none(),
-           "The timing model's report (docs/timing.md) as a dict; inputs default to zeros.");
+           "The timing model's report (docs/timing.md) as a dict; inputs default to zeros.")
+      .def(
+          "report",
+          [](const python::Program& self) {
+            if (!self.compiled || !self.target || !self.kernel)
+              throw py::value_error("tacit: a report is of a compiled program (Isa.compile)");
+            py::gil_scoped_release free;
+            return backend::htmlReport(*self.target, *self.kernel, self.kernel_text,
+                                       *self.compiled);
+          },
+          "The compile's HTML report (tacit compile --report, docs/backend.md): a self-contained "
+          "page with the costs, the candidates, the memory timeline and the instruction graph.");
 
   m.def(
       "load_isa",

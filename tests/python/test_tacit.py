@@ -81,6 +81,19 @@ class Module(unittest.TestCase):
         self.assertEqual(report["cycles"], prog.costs["cycles"])
         self.assertEqual([e["name"] for e in report["engines"]], ["load", "store", "execute"])
 
+    def test_the_html_report_of_a_compiled_program(self):
+        prog = self.gemmini.compile(path("examples/gemmini/matmul.hlo"))
+        html = prog.report()
+        self.assertTrue(html.startswith("<!DOCTYPE html>"))
+        for part in ('<section id="timeline">', '<svg class="timeline"', '<rect class="value"',
+                     '<tr class="candidate">', "HloModule"):
+            self.assertIn(part, html)
+        with open(path("examples/gemmini/matmul.hlo")) as f:
+            root = [ln.strip() for ln in f if ln.strip().startswith("ROOT")][0]
+        self.assertIn(root, html)  # the kernel as written
+        with self.assertRaisesRegex(ValueError, "compiled program"):
+            self.gemmini.program(prog.tasm).report()
+
     def test_bf16_as_raw_bits(self):
         qkv = tacit.load_isa(path("isa/qkv.taidl"))
         hlo = path("examples/attention/attention.hlo")
