@@ -217,9 +217,29 @@ class TileBuilder {
     HloInstruction* lhs =
         side(x->operand(0), dims.lhs_batch, dims.lhs_contracting, dims.lhs_batch.size());
     HloInstruction* rhs = side(x->operand(1), dims.rhs_batch, dims.rhs_contracting, next);
-    HloInstruction* d = b_.dot(lhs, rhs, dims, x->shape().elementType());
     HloInstruction* acc = accumulatorOf(box);
-    return acc ? b_.binary(HloOpcode::kAdd, acc, d) : d;
+    if (!split || block_.unit <= 0 || block_.size <= block_.unit || block_.size % block_.unit) {
+      HloInstruction* d = b_.dot(lhs, rhs, dims, x->shape().elementType());
+      return acc ? b_.binary(HloOpcode::kAdd, acc, d) : d;
+    }
+    // A block of several unit depths: its unit-deep dots added one after another to the sums.
+    HloInstruction* sum = acc;
+    for (int64_t k = 0; k < block_.size; k += block_.unit) {
+      HloInstruction* d =
+          b_.dot(depthSlice(lhs, dims.lhs_contracting[0], k),
+                 depthSlice(rhs, dims.rhs_contracting[0], k), dims, x->shape().elementType());
+      sum = sum ? b_.binary(HloOpcode::kAdd, sum, d) : d;
+    }
+    return sum;
+  }
+
+  // [k, k + unit) of x's contracting dimension `c`, the other dimensions whole.
+  HloInstruction* depthSlice(HloInstruction* x, int64_t c, int64_t k) {
+    std::vector<int64_t> starts(static_cast<size_t>(x->shape().rank()), 0);
+    std::vector<int64_t> limits = x->shape().dims();
+    starts[static_cast<size_t>(c)] = k;
+    limits[static_cast<size_t>(c)] = k + block_.unit;
+    return b_.slice(x, starts, limits);
   }
 
   // The accumulator of the dot over `box`: the one of its block, or the only one.

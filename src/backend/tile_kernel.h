@@ -51,6 +51,10 @@ enum class TileStep {
 struct ContractionBlock {
   int64_t start = 0, size = 0;
   std::vector<int64_t> sums;
+  // The ISA's unit depth: a block of several is the chain ((acc + dot_1) + dot_2) + ... of its
+  // unit-deep dots (exact for integers), the order in which accumulating units add them (0: the
+  // block is one dot).
+  int64_t unit = 0;
 };
 
 // The kernel's one dot: nullptr if its entry has none or several.

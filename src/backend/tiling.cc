@@ -151,11 +151,21 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
         const tiling::Accumulators sums =
             accumulatorsOf(isa, accumulator,
                            contraction ? contraction->type : hlo::PrimitiveType::kInvalid, sizes);
-        ContractionBlock block;
-        if (kind.sizes.size() > dims.size())
-          block = {kind.first.back(), kind.sizes.back(), sums.block};
-        TileModuleOrReason module = buildTileModule(kernel, first, sizes, step, block);
-        if (module.tile) {
+        // A contraction block of several unit depths is first one dot (phase 1 splits it), and
+        // if that does not compile, the chain of its unit-deep dots (tile_kernel.h).
+        const int64_t unit = contraction ? contraction->unit_depth : 0;
+        const bool wide = kind.sizes.size() > dims.size() && unit > 0 && kind.sizes.back() > unit &&
+                          kind.sizes.back() % unit == 0;
+        for (const int64_t chain : {int64_t{0}, wide ? unit : int64_t{0}}) {
+          if (made.kernel || (chain == 0 && !made.why_not.empty())) break;
+          ContractionBlock block;
+          if (kind.sizes.size() > dims.size())
+            block = {kind.first.back(), kind.sizes.back(), sums.block, chain};
+          TileModuleOrReason module = buildTileModule(kernel, first, sizes, step, block);
+          if (!module.tile) {
+            made.why_not = where + module.reason;
+            continue;
+          }
           CompileOptions o = options;
           if (options.progress) {
             o.progress = [&options, where](const std::string& status) {
@@ -174,10 +184,8 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
                 StepKernel{step, kind, compileKernel(target, *module.tile->module, o, {}, deadline),
                            std::move(module.tile->windows), sums.pinned};
           } catch (const DiagnosticError& e) {
-            made.why_not = where + e.diagnostic().message;
+            if (made.why_not.empty()) made.why_not = where + e.diagnostic().message;
           }
-        } else {
-          made.why_not = where + module.reason;
         }
         it = compiled.emplace(key, std::move(made)).first;
       }

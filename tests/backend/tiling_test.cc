@@ -114,7 +114,7 @@ TEST(TileModule, ContractionStepsComposeToTheTile) {
   const std::vector<int64_t> starts{16, 16}, sizes{16, 32};
   const std::vector<hlo::Literal> args = randomArgs(*kernel, 3);
   auto step = [&](TileStep s, int64_t block, const hlo::Literal* acc) {
-    TileModuleOrReason m = buildTileModule(*kernel, starts, sizes, s, {block * 16, 16, {}});
+    TileModuleOrReason m = buildTileModule(*kernel, starts, sizes, s, {block * 16, 16, {}, 0});
     EXPECT_TRUE(m.tile) << m.reason;
     // The parameters' windows along the contraction move with the contraction loop (dimension 2).
     for (const WindowMap& w : m.tile->windows) {
@@ -141,7 +141,8 @@ TEST(TileModule, AccumulatorBlocksComposeToTheTile) {
   const std::vector<int64_t> starts{16, 16}, sizes{16, 32};
   const std::vector<hlo::Literal> args = randomArgs(*kernel, 4);
   auto step = [&](TileStep s, int64_t block, const std::vector<hlo::Literal>& acc) {
-    TileModuleOrReason m = buildTileModule(*kernel, starts, sizes, s, {block * 16, 16, {16, 16}});
+    TileModuleOrReason m =
+        buildTileModule(*kernel, starts, sizes, s, {block * 16, 16, {16, 16}, 0});
     EXPECT_TRUE(m.tile) << m.reason;
     std::vector<hlo::Literal> in = args;
     in.insert(in.end(), acc.begin(), acc.end());
@@ -154,7 +155,8 @@ TEST(TileModule, AccumulatorBlocksComposeToTheTile) {
   ASSERT_EQ(acc.elements().size(), 2u);
   expectBoxOf(step(TileStep::kLast, 3, acc.elements()), hlo::evaluate(*kernel, args), starts,
               sizes);
-  EXPECT_FALSE(buildTileModule(*kernel, starts, sizes, TileStep::kFirst, {0, 16, {16, 24}}).tile);
+  EXPECT_FALSE(
+      buildTileModule(*kernel, starts, sizes, TileStep::kFirst, {0, 16, {16, 24}, 0}).tile);
 }
 
 TEST(TileModule, AFloatContractionIsNeverSplit) {
@@ -165,7 +167,8 @@ ENTRY main {
   ROOT d = f32[32,32] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })",
                                  "f.hlo");
-  TileModuleOrReason m = buildTileModule(*kernel, {0, 0}, {16, 16}, TileStep::kFirst, {0, 16, {}});
+  TileModuleOrReason m =
+      buildTileModule(*kernel, {0, 0}, {16, 16}, TileStep::kFirst, {0, 16, {}, 0});
   EXPECT_FALSE(m.tile);
   EXPECT_NE(m.reason.find("a float sum is never re-associated"), std::string::npos) << m.reason;
 }
