@@ -9,6 +9,23 @@ function(tacit_require_package found_var what package)
   endif()
 endfunction()
 
+# tacit_interface_library(NAME HEADER LIBRARY WHAT PACKAGE): an INTERFACE target tacit_NAME for a
+# C library found as HEADER and LIBRARY (Debian packages without a CMake config), exported as
+# tacit::NAME with the absolute paths found here (cmake/TacitPackage.cmake).
+function(tacit_interface_library name header library what package)
+  string(TOUPPER ${name} upper)
+  find_path(${upper}_INCLUDE_DIR ${header})
+  find_library(${upper}_LIB ${library})
+  if(${upper}_INCLUDE_DIR AND ${upper}_LIB)
+    set(found TRUE)
+  endif()
+  tacit_require_package(found "${what}" ${package})
+  add_library(tacit_${name} INTERFACE)
+  set_target_properties(tacit_${name} PROPERTIES EXPORT_NAME ${name})
+  target_include_directories(tacit_${name} SYSTEM INTERFACE ${${upper}_INCLUDE_DIR})
+  target_link_libraries(tacit_${name} INTERFACE ${${upper}_LIB})
+endfunction()
+
 find_package(Threads REQUIRED)
 
 # Xbyak: the x86 code generator (header-only) that compiles the evaluator's fused elementwise
@@ -46,31 +63,10 @@ target_include_directories(tacit_gecode SYSTEM INTERFACE ${GECODE_INCLUDE_DIR})
 target_link_libraries(tacit_gecode INTERFACE ${GECODE_MINIMODEL_LIB} ${GECODE_SEARCH_LIB}
                       ${GECODE_INT_LIB} ${GECODE_KERNEL_LIB} ${GECODE_SUPPORT_LIB} Threads::Threads)
 
-# XGBoost (C API): the learned cost models' gradient-boosted trees (src/costmodel). Exported as
-# tacit::xgboost with the absolute paths found here, like Gecode.
-find_path(XGBOOST_INCLUDE_DIR xgboost/c_api.h)
-find_library(XGBOOST_LIB xgboost)
-if(XGBOOST_INCLUDE_DIR AND XGBOOST_LIB)
-  set(XGBOOST_FOUND TRUE)
-endif()
-tacit_require_package(XGBOOST_FOUND "XGBoost" libxgboost-dev)
-add_library(tacit_xgboost INTERFACE)
-set_target_properties(tacit_xgboost PROPERTIES EXPORT_NAME xgboost)
-target_include_directories(tacit_xgboost SYSTEM INTERFACE ${XGBOOST_INCLUDE_DIR})
-target_link_libraries(tacit_xgboost INTERFACE ${XGBOOST_LIB})
-
-# libcurl: `tacit optimize`'s HTTP(S) client for chat-completion servers (src/optimize). Exported
-# as tacit::curl with the absolute paths found here, like Gecode.
-find_path(CURL_INCLUDE_DIR curl/curl.h)
-find_library(CURL_LIB curl)
-if(CURL_INCLUDE_DIR AND CURL_LIB)
-  set(TACIT_CURL_FOUND TRUE)
-endif()
-tacit_require_package(TACIT_CURL_FOUND "libcurl" libcurl4-openssl-dev)
-add_library(tacit_curl INTERFACE)
-set_target_properties(tacit_curl PROPERTIES EXPORT_NAME curl)
-target_include_directories(tacit_curl SYSTEM INTERFACE ${CURL_INCLUDE_DIR})
-target_link_libraries(tacit_curl INTERFACE ${CURL_LIB})
+# XGBoost (C API): the learned cost models' gradient-boosted trees (src/costmodel).
+tacit_interface_library(xgboost xgboost/c_api.h xgboost "XGBoost" libxgboost-dev)
+# libcurl: `tacit optimize`'s HTTP(S) client for chat-completion servers (src/optimize).
+tacit_interface_library(curl curl/curl.h curl "libcurl" libcurl4-openssl-dev)
 
 # mimalloc: the memory allocator of tacit's executables (the CLI, generated backends,
 # bench_backend), not of its libraries — a program embedding them keeps its own. Phase 1 allocates

@@ -114,8 +114,8 @@ py::object toPython(const hlo::Literal& l) {
   return a;
 }
 
-// An HLO module from text, or from the file a short one-line string names.
-// The HLO text of a kernel given as text or as a file name, and where it came from.
+// The HLO text of a kernel given as text or as a file name (a one-line string naming a file),
+// and where it came from.
 std::pair<std::string, std::string> hloText(const std::string& text_or_path) {
   if (text_or_path.find('\n') == std::string::npos &&
       std::filesystem::is_regular_file(text_or_path))
@@ -123,9 +123,9 @@ std::pair<std::string, std::string> hloText(const std::string& text_or_path) {
   return {text_or_path, "<string>"};
 }
 
-std::unique_ptr<hlo::HloModule> module(const std::string& text_or_path) {
-  const auto [text, file] = hloText(text_or_path);
-  std::unique_ptr<hlo::HloModule> m = hlo::parseModule(text, file);
+// The verified module of hloText's (text, where).
+std::unique_ptr<hlo::HloModule> module(const std::pair<std::string, std::string>& source) {
+  std::unique_ptr<hlo::HloModule> m = hlo::parseModule(source.first, source.second);
   hlo::verifyModule(*m);
   return m;
 }
@@ -172,7 +172,8 @@ struct Program {
 
 Program compile(Isa& self, const std::string& hlo_text, int verify, std::optional<std::string> cost,
                 std::optional<std::string> schedule, bool tiling, double time_limit) {
-  std::shared_ptr<const hlo::HloModule> kernel = module(hlo_text);
+  auto source = hloText(hlo_text);
+  std::shared_ptr<const hlo::HloModule> kernel = module(source);
   backend::CompileOptions o;
   if (cost) {
     o.cost = backend::parseCostModel(*cost);
@@ -183,7 +184,7 @@ Program compile(Isa& self, const std::string& hlo_text, int verify, std::optiona
   o.time_limit = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::duration<double>(time_limit));
   const isel::Target& target = self.targetOf();
-  Program p{self.isa, {}, std::nullopt, self.target, kernel, hloText(hlo_text).first};
+  Program p{self.isa, {}, std::nullopt, self.target, kernel, std::move(source.first)};
   {
     py::gil_scoped_release free;
     backend::CompileResult r = backend::compile(target, *kernel, o);
@@ -221,7 +222,7 @@ py::object timingOf(const Program& self, std::optional<py::dict> given) {
 }
 
 py::object evaluate(const std::string& hlo_text, const py::object& args) {
-  auto m = module(hlo_text);
+  auto m = module(hloText(hlo_text));
   const auto& params = m->entry()->parameters();
   std::vector<hlo::Literal> literals;
   for (size_t i = 0; i < params.size(); ++i) {

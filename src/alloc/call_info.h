@@ -12,6 +12,13 @@ namespace tacit::alloc {
 struct AffineStart {
   int64_t constant = 0;
   std::vector<std::pair<int32_t, int64_t>> terms;  // (β attribute slot, coefficient)
+  // The start for a call's attribute values (α then β, as Placement::attrs holds them).
+  int64_t at(const std::vector<int64_t>& attrs) const {
+    int64_t v = constant;
+    for (const auto& [slot, coeff] : terms)
+      v += coeff * attrs[static_cast<size_t>(slot)];
+    return v;
+  }
 };
 
 struct SliceInfo {

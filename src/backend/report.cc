@@ -180,7 +180,6 @@ std::vector<TimelineRect> memoryTimeline(const taidl::Isa& isa, const CompileRes
     out.push_back(TimelineRect{root, g.values[r].buffer, live[r].begin, live[r].end,
                                slot ? 0 : start[r][0], slot ? 1 : storage.extents[r][0]});
   }
-  (void)isa;
   return out;
 }
 
@@ -213,9 +212,8 @@ std::string htmlReport(const isel::Target& target, const hlo::HloModule& kernel,
 
   // Costs per instruction, executed on the oracle, and the timing model's cycles.
   oracle::Stats stats;
-  const auto inputs = timing::zeroInputs(r.program);
-  oracle::run(isa, r.program, inputs, {}, &stats);
-  const timing::Report timed = timing::simulate(isa, r.program, inputs);
+  const timing::Report timed =
+      timing::simulate(isa, r.program, timing::zeroInputs(r.program), nullptr, {}, &stats);
   s << "<section id=\"costs\"><h2>Cost per instruction</h2><table>\n"
     << "<tr><th>instruction</th><th>executed</th><th>spec cost</th></tr>\n";
   for (size_t i = 0; i < stats.per_instruction.size(); ++i) {

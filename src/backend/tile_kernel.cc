@@ -20,6 +20,7 @@ struct Box {
   std::vector<int64_t> start, size, follows;
   auto key() const { return std::tie(start, size, follows); }
   bool operator<(const Box& o) const { return key() < o.key(); }
+  bool operator==(const Box& o) const { return key() == o.key(); }
 
   static Box whole(const hlo::Shape& s) {
     Box b;
@@ -91,9 +92,22 @@ class TileBuilder {
   }
 
   hlo::HloBuilder& builder() { return b_; }
-  // The kernel's value x over the tile as the grid of its values over the blocks (an epilogue
-  // computed block by block, each block's sums where they are).
-  HloInstruction* buildGrid(const HloInstruction* x) { return grid(x); }
+  // The kernel's value x over the tile as the grid of its values over the blocks (rows of blocks,
+  // row-major): an epilogue computed block by block, each block's sums where they are; the dot
+  // of the whole tile when its sums are carried as blocks.
+  HloInstruction* grid(const HloInstruction* x) {
+    const size_t cols = static_cast<size_t>(x->shape().rank() - 1);
+    std::vector<HloInstruction*> rows, row;
+    for (size_t i = 0; i < blocks_.size(); ++i) {
+      row.push_back(build(x, blocks_[i]));
+      const bool last =
+          i + 1 == blocks_.size() || blocks_[i + 1].start[cols] <= blocks_[i].start[cols];
+      if (!last) continue;
+      rows.push_back(row.size() == 1 ? row[0] : b_.concatenate(row, static_cast<int64_t>(cols)));
+      row.clear();
+    }
+    return rows.size() == 1 ? rows[0] : b_.concatenate(rows, static_cast<int64_t>(cols) - 1);
+  }
   std::vector<WindowMap> windows() const {
     std::vector<WindowMap> out;
     for (const auto& [number, follows] : windows_)
@@ -178,7 +192,7 @@ class TileBuilder {
   // Result = batch dims, then lhs free dims, then rhs free dims; contracting dims are read whole,
   // or, split into steps, the block of the one contracting dimension (moving with loop `rank_`).
   HloInstruction* dot(const HloInstruction* x, const Box& box) {
-    if (blocks_.size() > 1 && !(box < tile_) && !(tile_ < box)) return grid(x);
+    if (blocks_.size() > 1 && box == tile_) return grid(x);
     const hlo::DotDims& dims = *x->attrs().dot_dims;
     const bool split = block_.size > 0;
     if (split && (dims.lhs_contracting.size() != 1 || !hlo::isInteger(x->shape().elementType())))
@@ -246,24 +260,9 @@ class TileBuilder {
   HloInstruction* accumulatorOf(const Box& box) const {
     if (acc_.size() == 1) return acc_[0];
     for (size_t i = 0; i < acc_.size(); ++i) {
-      if (!(box < blocks_[i]) && !(blocks_[i] < box)) return acc_[i];
+      if (box == blocks_[i]) return acc_[i];
     }
     return nullptr;
-  }
-
-  // x over the whole tile as the grid of its blocks (rows of blocks, row-major).
-  HloInstruction* grid(const HloInstruction* x) {
-    const size_t cols = static_cast<size_t>(x->shape().rank() - 1);
-    std::vector<HloInstruction*> rows, row;
-    for (size_t i = 0; i < blocks_.size(); ++i) {
-      row.push_back(build(x, blocks_[i]));
-      const bool last =
-          i + 1 == blocks_.size() || blocks_[i + 1].start[cols] <= blocks_[i].start[cols];
-      if (!last) continue;
-      rows.push_back(row.size() == 1 ? row[0] : b_.concatenate(row, static_cast<int64_t>(cols)));
-      row.clear();
-    }
-    return rows.size() == 1 ? rows[0] : b_.concatenate(rows, static_cast<int64_t>(cols) - 1);
   }
 
   HloInstruction* reduce(const HloInstruction* x, const Box& box) {
@@ -383,7 +382,7 @@ TileModuleOrReason buildTile(const hlo::HloModule& kernel, const std::vector<int
                         sums.size() == 1 ? sums[0] : b.builder().tuple(sums));
     } else {
       b.builder().addTo(*tile.module, /*entry=*/true,
-                        blockwise ? b.buildGrid(root) : b.build(root, box));
+                        blockwise ? b.grid(root) : b.build(root, box));
     }
   } catch (const NotTileable& e) {
     return {std::nullopt, e.reason};

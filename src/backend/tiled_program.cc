@@ -143,10 +143,7 @@ std::optional<TiledProgram::OnChipShift> TiledProgram::onChipShift(const StepKer
       for (const alloc::SliceInfo& s : *slices) {
         const taidl::Buffer& b = isa.buffers[static_cast<size_t>(s.buffer)];
         if (b.is_hbm || s.starts.empty()) continue;
-        const alloc::AffineStart& a = s.starts.back();
-        int64_t at = a.constant;
-        for (const auto& [slot, coeff] : a.terms)
-          at += coeff * attrs[static_cast<size_t>(slot)];
+        const int64_t at = s.starts.back().at(attrs);
         // The accumulators' partial sums stay where they are; other data in their buffer (AMX's
         // A and B tiles beside the sums' registers) lies above them and may move.
         if (s.buffer == accumulator_ && at < k.pinned) continue;
@@ -215,12 +212,8 @@ std::string TiledProgram::emitStep(const StepKernel& k, const TileIndices& index
             // The second copy of double buffering moves along the last access dimension.
             auto moved = shift.find(s.buffer);
             int64_t by = moved != shift.end() && dim + 1 == s.starts.size() ? moved->second : 0;
-            if (by != 0 && s.buffer == accumulator_) {  // the partial sums do not move
-              int64_t at = a.constant;
-              for (const auto& [slot, coeff] : a.terms)
-                at += coeff * attrs[static_cast<size_t>(slot)];
-              if (at < k.pinned) by = 0;
-            }
+            // The partial sums do not move.
+            if (by != 0 && s.buffer == accumulator_ && a.at(attrs) < k.pinned) by = 0;
             if (by != 0 && a.terms.size() != 1) return "an on-chip address no one attribute sets";
             for (const auto& [slot, coeff] : a.terms) {
               if (by % coeff != 0) return "an on-chip shift the attribute cannot take";
@@ -229,9 +222,7 @@ std::string TiledProgram::emitStep(const StepKernel& k, const TileIndices& index
             }
             continue;
           }
-          int64_t at = a.constant;
-          for (const auto& [slot, coeff] : a.terms)
-            at += coeff * attrs[static_cast<size_t>(slot)];
+          const int64_t at = a.at(attrs);
           Affine delta = local;
           if (at < layout_.io_bytes) {
             auto t = std::find_if(tensors.begin(), tensors.end(), [&](const HbmTensor& x) {

@@ -142,7 +142,6 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
       const Impl::Key key{step, kind.sizes, kind.first, accumulator};
       auto it = compiled.find(key);
       if (it == compiled.end()) {
-        Impl::Made made;
         const std::string where = "the " + stepName(step) + " " + join(kind.sizes, "x") + " at (" +
                                   join(kind.first, ", ") + "): ";
         const auto rank = static_cast<std::ptrdiff_t>(dims.size());
@@ -151,20 +150,17 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
         const tiling::Accumulators sums =
             accumulatorsOf(isa, accumulator,
                            contraction ? contraction->type : hlo::PrimitiveType::kInvalid, sizes);
-        // A contraction block of several unit depths is first one dot (phase 1 splits it), and
-        // if that does not compile, the chain of its unit-deep dots (tile_kernel.h).
-        const int64_t unit = contraction ? contraction->unit_depth : 0;
-        const bool wide = kind.sizes.size() > dims.size() && unit > 0 && kind.sizes.back() > unit &&
-                          kind.sizes.back() % unit == 0;
-        for (const int64_t chain : {int64_t{0}, wide ? unit : int64_t{0}}) {
-          if (made.kernel || (chain == 0 && !made.why_not.empty())) break;
+        // The step kernel with its contraction block as one dot (chain 0) or as the chain of its
+        // unit-deep dots (tile_kernel.h), compiled.
+        auto attempt = [&](int64_t chain) {
+          Impl::Made m;
           ContractionBlock block;
           if (kind.sizes.size() > dims.size())
             block = {kind.first.back(), kind.sizes.back(), sums.block, chain};
           TileModuleOrReason module = buildTileModule(kernel, first, sizes, step, block);
           if (!module.tile) {
-            made.why_not = where + module.reason;
-            continue;
+            m.why_not = where + module.reason;
+            return m;
           }
           CompileOptions o = options;
           if (options.progress) {
@@ -180,12 +176,23 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
             o.max_candidates = std::min(o.max_candidates, kTileCandidates);
           }
           try {
-            made.kernel =
+            m.kernel =
                 StepKernel{step, kind, compileKernel(target, *module.tile->module, o, {}, deadline),
                            std::move(module.tile->windows), sums.pinned};
           } catch (const DiagnosticError& e) {
-            if (made.why_not.empty()) made.why_not = where + e.diagnostic().message;
+            m.why_not = where + e.diagnostic().message;
           }
+          return m;
+        };
+        // A block of several unit depths is first one dot, which phase 1 splits; if that does not
+        // compile, the chain (the first reason is kept when neither does).
+        Impl::Made made = attempt(0);
+        const int64_t unit = contraction ? contraction->unit_depth : 0;
+        const bool wide = kind.sizes.size() > dims.size() && unit > 0 && kind.sizes.back() > unit &&
+                          kind.sizes.back() % unit == 0;
+        if (!made.kernel && wide) {
+          Impl::Made chained = attempt(unit);
+          if (chained.kernel) made = std::move(chained);
         }
         it = compiled.emplace(key, std::move(made)).first;
       }

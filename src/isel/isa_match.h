@@ -84,7 +84,8 @@ class IsaMatcher final : public egraph::ClientRule {
   struct RegionOf {
     const KernelResult& result;
     int64_t bytes;
-    bool plain_first = false;  // around a window: no block writers, plain stores of runs
+    bool plain_first = false;   // around a window: no block writers, plain stores of runs
+    bool plain_stores = false;  // some unit writes HBM other than in place (plainStores())
   };
   bool collectWrites(ClassId c, const std::vector<int64_t>& starts, const hlo::Shape& whole,
                      int depth, bool may_split, const RegionOf& region,

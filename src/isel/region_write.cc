@@ -290,7 +290,7 @@ bool IsaMatcher::collectWrites(ClassId c, const std::vector<int64_t>& starts,
   // contiguous run of the region is written by whatever produces exactly those bytes in HBM (a
   // plain store of a row: AMX's mm512_store of 16 f32 lanes): such a write changes its block and
   // nothing else, whatever the unit.
-  if (region.result.windowed && block->isContiguous() && plainStores()) {
+  if (region.result.windowed && block->isContiguous() && region.plain_stores) {
     ClassId bytes = b_.flatten(c);
     b_.egraph().rebuild();
     out.push_back(
@@ -370,6 +370,7 @@ size_t IsaMatcher::writeRegions(const std::vector<KernelResult>& results) {
   egraph::EGraph& g = b_.egraph();
   g.rebuild();
   size_t before = g.nodeCount(), unions = 0;
+  const bool plain = plainStores();
   for (const KernelResult& result : results) {
     ClassId region = g.find(result.bytes_class);
     const hlo::Shape bytes = b_.shape(region);
@@ -387,11 +388,11 @@ size_t IsaMatcher::writeRegions(const std::vector<KernelResult>& results) {
       // held in zmm), the second more calls; extraction chooses.
       bool written = false;
       for (bool plain_first : {false, true}) {
-        if (plain_first && !(result.windowed && plainStores())) break;
+        if (plain_first && !(result.windowed && plain)) break;
         std::vector<RegionWrite> writes;
         if (!collectWrites(bv.base, std::vector<int64_t>(static_cast<size_t>(whole.rank()), 0),
                            whole, 0, g.same(bv.base, result.value_class),
-                           RegionOf{result, bytes.dim(0), plain_first}, writes) ||
+                           RegionOf{result, bytes.dim(0), plain_first, plain}, writes) ||
             writes.size() < 2)  // one write of everything is an ordinary store
           continue;
         OverlayDesc desc{bytes.dim(0), {}};

@@ -6,7 +6,6 @@
 #include <random>
 #include <sstream>
 
-#include "backend/cost.h"
 #include "backend/verify.h"
 #include "hlo/printer.h"
 #include "optimize/prompts.h"
@@ -31,11 +30,14 @@ const std::vector<std::string> kMenu = {
     "reordering: interleave independent instructions so that the engines overlap",
 };
 
+// A program with what one timed run on zeros says of it: its cycles, its executed statements and
+// the cost breakdown a planning prompt shows of it.
 struct Candidate {
   oracle::Program program;
   std::string tasm;
   int64_t cycles = 0;
   int64_t steps = 0;
+  std::string costs;
 };
 
 std::string interfaceOf(const oracle::Program& p) {
@@ -48,12 +50,16 @@ std::string interfaceOf(const oracle::Program& p) {
   return out;
 }
 
-// The cost breakdown the planning prompt shows: the timing model's report and the calls per
-// instruction the program executes.
-std::string costsOf(const taidl::Isa& isa, const Candidate& c) {
-  std::ostringstream s;
+// `program` timed on zeros in one oracle run of at most `max_steps` statements (a
+// DiagnosticError beyond it, or at a violated constraint): its cycles, its statements, and the
+// breakdown — the calls per instruction with their spec cost, and the timing model's report.
+Candidate measured(const taidl::Isa& isa, oracle::Program program, int64_t max_steps) {
+  oracle::RunOptions run;
+  run.max_steps = max_steps;
   oracle::Stats stats;
-  oracle::run(isa, c.program, timing::zeroInputs(c.program), {}, &stats);
+  const timing::Report report =
+      timing::simulate(isa, program, timing::zeroInputs(program), nullptr, run, &stats);
+  std::ostringstream s;
   s << "Executed instructions per kind (spec cost):\n";
   for (size_t i = 0; i < stats.per_instruction.size(); ++i) {
     if (stats.per_instruction[i] == 0) continue;
@@ -61,8 +67,9 @@ std::string costsOf(const taidl::Isa& isa, const Candidate& c) {
       << stats.cost_per_instruction[i] << ")\n";
   }
   s << "\nThe cycle model (engines run concurrently, each in order; queues; one memory port):\n"
-    << timing::simulate(isa, c.program, timing::zeroInputs(c.program)).text();
-  return s.str();
+    << report.text();
+  std::string tasm = oracle::printProgram(isa, program);
+  return Candidate{std::move(program), std::move(tasm), report.cycles, stats.steps, s.str()};
 }
 
 std::string menu(std::mt19937_64& rng, double dropout) {
@@ -110,14 +117,9 @@ OptimizeResult optimize(const taidl::Isa& isa, const hlo::HloModule& kernel, Llm
                         const backend::CompileOptions& compile, const OptimizeOptions& options,
                         const std::function<void(const Proposal&)>& progress) {
   const auto deadline = std::chrono::steady_clock::now() + options.budget;
-  backend::CompileResult start = backend::compile(isa, kernel, compile);
   std::vector<Candidate> beam;
-  {
-    oracle::Stats stats;
-    oracle::run(isa, start.program, timing::zeroInputs(start.program), {}, &stats);
-    beam.push_back(Candidate{start.program, oracle::printProgram(isa, start.program),
-                             backend::programCycles(isa, start.program), stats.steps});
-  }
+  beam.push_back(measured(isa, backend::compile(isa, kernel, compile).program,
+                          oracle::RunOptions{}.max_steps));
   const std::string interface = interfaceOf(beam[0].program);
   const int64_t max_steps = beam[0].steps * options.max_steps_factor + 1000000;
   const int64_t max_hbm = std::max<int64_t>(beam[0].program.hbm_bytes * 4, int64_t{64} << 20);
@@ -131,12 +133,12 @@ OptimizeResult optimize(const taidl::Isa& isa, const hlo::HloModule& kernel, Llm
 
   // A reply's program, or why there is none that may join the beam.
   auto evaluate = [&](const std::string& reply, Proposal& p) -> std::optional<Candidate> {
-    Candidate c;
+    oracle::Program program("", 0);
     if (auto tasm = fencedBlock(reply, "tasm")) {
       p.form = "tasm";
       try {
-        c.program = oracle::parseProgram(isa, *tasm,
-                                         "proposal-" + std::to_string(proposal_count) + ".tasm");
+        program = oracle::parseProgram(isa, *tasm,
+                                       "proposal-" + std::to_string(proposal_count) + ".tasm");
       } catch (const DiagnosticError& e) {
         p.reason = "parse error: " + e.diagnostic().str();
         return std::nullopt;
@@ -146,7 +148,7 @@ OptimizeResult optimize(const taidl::Isa& isa, const hlo::HloModule& kernel, Llm
       try {
         backend::CompileOptions o = compile;
         o.schedule = backend::TileSchedule::parse(*schedule, "proposal schedule");
-        c.program = backend::compile(isa, kernel, o).program;
+        program = backend::compile(isa, kernel, o).program;
       } catch (const DiagnosticError& e) {
         p.reason = "the schedule does not compile: " + e.diagnostic().str();
         return std::nullopt;
@@ -155,24 +157,22 @@ OptimizeResult optimize(const taidl::Isa& isa, const hlo::HloModule& kernel, Llm
       p.reason = "malformed reply: no ```tasm or ```json block";
       return std::nullopt;
     }
-    if (interfaceOf(c.program) != interface) {
-      p.reason = "the kernel's interface changed: " + interfaceOf(c.program) + "(expected " +
+    if (interfaceOf(program) != interface) {
+      p.reason = "the kernel's interface changed: " + interfaceOf(program) + "(expected " +
                  interface + ")";
       return std::nullopt;
     }
-    if (c.program.hbm_bytes > max_hbm) {
-      p.reason = "HBM of " + std::to_string(c.program.hbm_bytes) + " bytes (at most " +
+    if (program.hbm_bytes > max_hbm) {
+      p.reason = "HBM of " + std::to_string(program.hbm_bytes) + " bytes (at most " +
                  std::to_string(max_hbm) + ")";
       return std::nullopt;
     }
+    std::optional<Candidate> c;
     try {
-      oracle::RunOptions run;
-      run.max_steps = max_steps;
-      oracle::Stats stats;
-      oracle::run(isa, c.program, timing::zeroInputs(c.program), run, &stats);
-      c.steps = stats.steps;
-      backend::VerifyReport v =
-          backend::verify(isa, kernel, c.program, {.sets = options.verify_sets, .seed = 17});
+      // Bounded and timed first: verification runs the program without the step limit.
+      c = measured(isa, std::move(program), max_steps);
+      const backend::VerifyReport v =
+          backend::verify(isa, kernel, c->program, {.sets = options.verify_sets, .seed = 17});
       if (!v.ok) {
         p.reason = "wrong output: " + v.mismatch;
         return std::nullopt;
@@ -181,14 +181,12 @@ OptimizeResult optimize(const taidl::Isa& isa, const hlo::HloModule& kernel, Llm
       p.reason = "rejected by the oracle: " + e.diagnostic().str();
       return std::nullopt;
     }
-    c.cycles = backend::programCycles(isa, c.program);
-    p.cycles = c.cycles;
-    if (c.cycles >= p.parent_cycles) {
-      p.reason = "not faster: " + std::to_string(c.cycles) + " cycles against " +
+    p.cycles = c->cycles;
+    if (c->cycles >= p.parent_cycles) {
+      p.reason = "not faster: " + std::to_string(c->cycles) + " cycles against " +
                  std::to_string(p.parent_cycles);
       return std::nullopt;
     }
-    c.tasm = oracle::printProgram(isa, c.program);
     return c;
   };
 
@@ -207,7 +205,7 @@ OptimizeResult optimize(const taidl::Isa& isa, const hlo::HloModule& kernel, Llm
             fill(promptFile("planning"), {{"isa", isa_text},
                                           {"kernel", kernel_text},
                                           {"program", parent.tasm},
-                                          {"costs", costsOf(isa, parent)},
+                                          {"costs", parent.costs},
                                           {"menu", menu(rng, options.menu_dropout)}});
         const std::string plan = llm.chat({{"system", system}, {"user", planning}});
         const std::string implementation =

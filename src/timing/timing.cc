@@ -263,12 +263,12 @@ int64_t Simulator::memoryBytes() const {
 }
 
 Report simulate(const taidl::Isa& isa, const oracle::Program& program,
-                const std::map<std::string, hlo::Literal>& inputs, Simulator* simulator) {
+                const std::map<std::string, hlo::Literal>& inputs, Simulator* simulator,
+                oracle::RunOptions run, oracle::Stats* stats) {
   Simulator local(isa);
   Simulator& sim = simulator ? *simulator : local;
-  oracle::RunOptions options;
-  options.trace = [&](const oracle::TraceEvent& e) { sim.add(e); };
-  oracle::run(isa, program, inputs, options);
+  run.trace = [&](const oracle::TraceEvent& e) { sim.add(e); };
+  oracle::run(isa, program, inputs, run, stats);
   return sim.report();
 }
 

@@ -155,8 +155,10 @@ Report simulatePrefix(const taidl::Isa& isa, const oracle::Program& program,
                       const std::map<std::string, hlo::Literal>& inputs, int64_t max_instructions);
 
 // Runs `program` on the oracle with a simulator attached (`simulator`, if given: it keeps its
-// events for a trace) and returns the report.
+// events for a trace) and returns the report. `run` sets the oracle's other options (a step
+// limit) and `stats`, if given, receives its counters: one run gives both.
 Report simulate(const taidl::Isa& isa, const oracle::Program& program,
-                const std::map<std::string, hlo::Literal>& inputs, Simulator* simulator = nullptr);
+                const std::map<std::string, hlo::Literal>& inputs, Simulator* simulator = nullptr,
+                oracle::RunOptions run = {}, oracle::Stats* stats = nullptr);
 
 }  // namespace tacit::timing

@@ -18,18 +18,25 @@
 namespace tacit::cli {
 namespace {
 
-// The options passed through to tacit.run_python, as declared below.
-const std::vector<std::string> kPassed = {"kernel", "size",   "arg",        "param",
-                                          "input",  "random", "output-dir", "emit-tasm"};
+// The options, every one passed through to tacit.run_python under its own name.
+const std::vector<CommandLineOption> kOptions = {
+    {"kernel", "NAME", "the kernel function"},
+    {"size", "N", "a positional size argument of the function", true},
+    {"arg", "K=V", "a keyword argument of the function", true},
+    {"param", "K=V", "override a spec parameter", true},
+    {"input", "FILE", "an input (.npy), in the decorator's order", true},
+    {"random", "SEED", "random inputs instead"},
+    {"output-dir", "DIR", "write the outputs here as .npy"},
+    {"emit-tasm", "FILE", "write the recorded .tasm program"}};
 
 int runPython(const Args& args) {
 #if defined(TACIT_PYTHON_EXECUTABLE) && defined(TACIT_PYTHON_DIR)
   if (!args.has("kernel")) fail("tacit run-python needs --kernel NAME", "the kernel function");
   std::vector<std::string> argv = {TACIT_PYTHON_EXECUTABLE, "-m", "tacit.run_python",
                                    args.positionals()[0], args.positionals()[1]};
-  for (const std::string& name : kPassed) {
-    for (const std::string& value : args.all(name)) {
-      argv.push_back("--" + name);
+  for (const CommandLineOption& option : kOptions) {
+    for (const std::string& value : args.all(option.name)) {
+      argv.push_back("--" + option.name);
       argv.push_back(value);
     }
   }
@@ -58,26 +65,14 @@ int runPython(const Args& args) {
 }
 
 const Registration kRunPython{Command{
-    "run-python",
-    "SPEC KERNELS.py",
-    "run a TAIDL-TO Python test kernel unchanged on the oracle",
+    "run-python", "SPEC KERNELS.py", "run a TAIDL-TO Python test kernel unchanged on the oracle",
     "Calls the kernel function NAME of KERNELS.py as the TAIDL-TO artifact's drivers do,\n"
     "NAME(kernel, api, sizes...), with tacit's @kernel decorator and api: the calls it makes\n"
     "are recorded as a .tasm program (Python loops repeated, api.start_loop/end_loop as .tasm\n"
     "loops) and run on the oracle with the given inputs (.npy, in the decorator's order) or\n"
     "random ones. Writes the outputs to DIR/out0.npy, ... with --output-dir and the recorded\n"
     "program with --emit-tasm. Runs the Python package's tacit.run_python; docs/python.md.",
-    {{"kernel", "NAME", "the kernel function"},
-     {"size", "N", "a positional size argument of the function", true},
-     {"arg", "K=V", "a keyword argument of the function", true},
-     {"param", "K=V", "override a spec parameter", true},
-     {"input", "FILE", "an input (.npy), in the decorator's order", true},
-     {"random", "SEED", "random inputs instead"},
-     {"output-dir", "DIR", "write the outputs here as .npy"},
-     {"emit-tasm", "FILE", "write the recorded .tasm program"}},
-    2,
-    2,
-    runPython}};
+    kOptions, 2, 2, runPython}};
 
 }  // namespace
 }  // namespace tacit::cli
