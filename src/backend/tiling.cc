@@ -152,7 +152,8 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
                            contraction ? contraction->type : hlo::PrimitiveType::kInvalid, sizes);
         // The step kernel with its contraction block as one dot (chain 0) or as the chain of its
         // unit-deep dots (tile_kernel.h), compiled.
-        auto attempt = [&](int64_t chain) {
+        // (Structured bindings are captured by init-capture: clang 14 cannot capture them.)
+        auto attempt = [&, step = step, &kind = kind](int64_t chain) {
           Impl::Made m;
           ContractionBlock block;
           if (kind.sizes.size() > dims.size())
