@@ -15,6 +15,7 @@ bool flatInstruction(const taidl::Instruction& inst) {
   for (const taidl::Stmt& st : inst.body) {
     switch (st.kind) {
       case taidl::StmtKind::kSet:
+      case taidl::StmtKind::kLet:
       case taidl::StmtKind::kIf:
       case taidl::StmtKind::kRepeat:
         return false;

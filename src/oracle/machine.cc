@@ -239,6 +239,11 @@ class Machine::Impl {
     return proven;
   }
 
+  taidl::BufferBytes letBytes(int32_t buffer) const {
+    const detail::ZeroedMemory& m = state_.buffers[static_cast<size_t>(buffer)];
+    return {m.data(), buffer == 0 ? state_.hbm_bytes : static_cast<int64_t>(m.size())};
+  }
+
   const taidl::CompiledWalk& compiledWalk(int32_t inst) {
     std::unique_ptr<taidl::CompiledWalk>& w = walks_[static_cast<size_t>(inst)];
     if (!w) w = std::make_unique<taidl::CompiledWalk>(isa_, inst);
@@ -344,8 +349,15 @@ class Machine::Impl {
                    int32_t macro, uint64_t proven) {
     // The compiled walk declines whatever needs the full walk's reporting (a violated require,
     // an evaluation failure): walk() then runs from the same state and reports exactly.
-    if (!compiledWalk(inst).run(attrs, state_.regs, walk_, proven))
+    if (!compiledWalk(inst).run(attrs, state_.regs, walk_, proven)) {
+      if (!isa_.instructions[static_cast<size_t>(inst)].let_names.empty()) {
+        // Lets read the buffers as they are now (docs/taidl.md section 4.7): queued executions
+        // run first.
+        exec_.flush(state_);
+        if (!s.walk.memory) s.walk.memory = [this](int32_t b) { return letBytes(b); };
+      }
       taidl::walk(isa_, inst, attrs, state_.regs, s.walk, walk_);
+    }
     Entry* e = memo;
     if (e == nullptr || e->instruction != inst || e->spec->key.words != walk_.key.words) {
       size_t before = exec_.entries();

@@ -68,6 +68,7 @@ enum class StmtKind : uint8_t {
   kIf,
   kRepeat,
   kTiming,  // timing ENGINE(interval = e, latency = e);
+  kLet,     // let i = B[starts];  an integer read from a buffer at entry (section 4.7)
 };
 
 struct Stmt {
@@ -79,8 +80,9 @@ struct Stmt {
   Expr expr2;    // repeat: hi; timing: the latency (empty if not given)
   Expr expr3;    // timing: the HBM bytes it moves (empty if not given)
   Ident name;    // set: the register (without $); read/op/constant: the value defined (without %);
-                 // write: the value written; repeat: the loop variable; timing: the engine
-  Ident buffer;  // reads/writes/read/write
+                 // write: the value written; repeat: the loop variable; timing: the engine;
+                 // let: the integer it binds
+  Ident buffer;  // reads/writes/read/write/let
   std::vector<Expr> starts;  // slices
   std::vector<Expr> sizes;   // reads/writes
   TypeExpr type;             // read/op/constant
@@ -96,10 +98,10 @@ struct Stmt {
 
   // ---- resolved by the checker ----
   int32_t reg = -1;           // set
-  int32_t buffer_index = -1;  // reads/writes/read/write
+  int32_t buffer_index = -1;  // reads/writes/read/write/let
   int32_t value = -1;         // slot of the defined value (read/op/constant) or written one (write)
   std::vector<int32_t> operand_values;  // op
-  int32_t loop = -1;                    // repeat: loop-variable slot
+  int32_t loop = -1;                    // repeat: loop-variable slot; let: its slot
   int32_t decl = -1;                    // reads: j for %In<j>; writes: j for %Out<j>
   int32_t engine = -1;                  // timing: the engine index
 };
@@ -119,6 +121,7 @@ struct Instruction {
   // ---- resolved by the checker ----
   std::vector<std::string> value_names;  // slot -> value name (without %)
   std::vector<std::string> loop_names;   // slot -> loop variable
+  std::vector<std::string> let_names;    // slot -> let-bound integer (section 4.7)
   std::vector<const Stmt*> requires_;    // in textual order
   const Stmt* cost = nullptr;
   const Stmt* timing = nullptr;     // the timing clause (docs/taidl.md section 4.1), if any

@@ -47,6 +47,7 @@ std::string_view siteName(Site site);
 struct Scope {
   const std::vector<Attribute>* attrs = nullptr;
   const std::vector<std::pair<std::string, int32_t>>* loops = nullptr;  // innermost last
+  const std::vector<std::pair<std::string, int32_t>>* lets = nullptr;   // in scope, latest last
   std::vector<bool>* attr_used = nullptr;
   std::string owner;  // "instruction load_rm", for messages
 };

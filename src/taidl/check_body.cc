@@ -123,6 +123,7 @@ class BodyChecker {
     PathState st;
     block(inst_.body, st, true);
     finishDeclaredSlices(st);
+    checkLetBuffers();
     facts_.value_used.resize(inst_.value_names.size(), false);
     return std::move(facts_);
   }
@@ -133,7 +134,7 @@ class BodyChecker {
   }
 
   void resolve(Expr& e, Site site) {
-    Scope scope{&inst_.attrs, &loops_, &facts_.attr_used, "instruction " + inst_.name.text};
+    Scope scope{&inst_.attrs, &loops_, &lets_, &facts_.attr_used, "instruction " + inst_.name.text};
     c_.resolve(e, scope, site);
     bool relevant = site == Site::kType || site == Site::kOpAttr || site == Site::kLiteral ||
                     site == Site::kCond || site == Site::kBound || site == Site::kSize;
@@ -247,8 +248,10 @@ class BodyChecker {
   }
 
   void block(std::vector<Stmt>& body, PathState& st, bool top) {
+    size_t lets = lets_.size();  // a let is in scope until the end of its block
     for (Stmt& s : body)
       stmt(s, st, top);
+    lets_.resize(lets);
   }
 
   void stmt(Stmt& s, PathState& st, bool top) {
@@ -282,6 +285,9 @@ class BodyChecker {
         s.reg = isa_.findRegister(s.name.text);
         if (s.reg < 0) fail(s.name.offset, "unknown register $" + s.name.text);
         resolve(s.expr, Site::kSet);
+        return;
+      case StmtKind::kLet:
+        let(s);
         return;
       case StmtKind::kReads:
       case StmtKind::kWrites:
@@ -542,18 +548,68 @@ class BodyChecker {
     joinPaths(st, t, e, s);
   }
 
-  void repeat(Stmt& s, PathState& st) {
-    const std::string& v = s.name.text;
+  // A loop variable or let name may not shadow a global, an attribute, an enclosing loop
+  // variable or a let in scope.
+  void checkLocalName(const Ident& name, std::string_view what) {
+    const std::string& v = name.text;
+    std::string w(what);
     if (!c_.globalKind(v).empty())
-      fail(s.name.offset,
-           "loop variable '" + v + "' shadows " + c_.globalKind(v) + " of the same name");
+      fail(name.offset, w + " '" + v + "' shadows " + c_.globalKind(v) + " of the same name");
     for (const Attribute& a : inst_.attrs) {
-      if (a.name.text == v) fail(s.name.offset, "loop variable '" + v + "' shadows an attribute");
+      if (a.name.text == v) fail(name.offset, w + " '" + v + "' shadows an attribute");
     }
     for (const auto& l : loops_) {
-      if (l.first == v)
-        fail(s.name.offset, "loop variable '" + v + "' shadows an enclosing loop variable");
+      if (l.first == v) fail(name.offset, w + " '" + v + "' shadows an enclosing loop variable");
     }
+    for (const auto& l : lets_) {
+      if (l.first == v) fail(name.offset, w + " '" + v + "' shadows a let in scope");
+    }
+  }
+
+  // `let i = B[starts];` (section 4.7): one integer element of B, bound to `i`.
+  void let(Stmt& s) {
+    checkLocalName(s.name, "let");
+    const Buffer& b = buffer(s);
+    auto rank = static_cast<size_t>(b.rank());
+    if (s.starts.size() != rank)
+      fail(s.buffer.offset, "let reads one element of " + b.name.text + ": it needs " +
+                                plural(static_cast<int64_t>(rank), "start") +
+                                " (one per dimension of " + bufferType(b) +
+                                ", unit dimensions included), found " +
+                                std::to_string(s.starts.size()));
+    if (!hlo::isInteger(b.dtype))
+      fail(s.buffer.offset,
+           "let reads an integer, but buffer " + b.name.text + " holds " +
+               std::string(hlo::primitiveTypeName(b.dtype)) + " values",
+           "declare the buffer with an integer element type (s8..s64, u8..u64)");
+    for (Expr& e : s.starts)
+      resolve(e, Site::kStart);
+    s.loop = static_cast<int32_t>(inst_.let_names.size());
+    inst_.let_names.push_back(s.name.text);
+    lets_.emplace_back(s.name.text, s.loop);
+    let_stmts_.push_back(&s);
+  }
+
+  // A let reads the buffer as it is when the instruction starts; the instruction may not write
+  // that buffer, so the element it reads is the same at every point of the execution.
+  void checkLetBuffers() {
+    for (const Stmt* l : let_stmts_) {
+      for (const AccessInfo& a : facts_.accesses) {
+        const Stmt& w = *a.stmt;
+        bool writes = w.kind == StmtKind::kWrite || w.kind == StmtKind::kWrites;
+        if (writes && w.buffer_index == l->buffer_index)
+          fail(l->offset,
+               "let reads buffer " + l->buffer.text + ", which " + inst_.name.text +
+                   " also writes (at " + isa_.locText(w.offset) + ")",
+               "a let reads the state at the instruction's entry: the buffer it reads must not "
+               "be written by the same instruction");
+      }
+    }
+  }
+
+  void repeat(Stmt& s, PathState& st) {
+    const std::string& v = s.name.text;
+    checkLocalName(s.name, "loop variable");
     resolve(s.expr, Site::kBound);
     resolve(s.expr2, Site::kBound);
     s.loop = static_cast<int32_t>(inst_.loop_names.size());
@@ -610,6 +666,8 @@ class BodyChecker {
   BodyFacts facts_;
   std::map<std::string, int32_t> slots_;
   std::vector<std::pair<std::string, int32_t>> loops_;
+  std::vector<std::pair<std::string, int32_t>> lets_;  // in scope
+  std::vector<const Stmt*> let_stmts_;
 };
 
 }  // namespace

@@ -48,6 +48,13 @@ bool allowsBeta(Site s) {
   return s == Site::kStart || s == Site::kRequire || s == Site::kCost || s == Site::kTiming ||
          s == Site::kSet || s == Site::kBetaArg;
 }
+// A let's integer is read from a buffer while the instruction executes (section 4.7): it may
+// address and decide, but not set a register (registers never depend on tensor data) nor appear
+// at entry (require, cost, timing) or in a shape.
+bool allowsLet(Site s) {
+  return s == Site::kStart || s == Site::kCond || s == Site::kBound;
+}
+
 bool allowsRegister(Site s) {
   return s == Site::kStart || s == Site::kCond || s == Site::kBound || s == Site::kRequire ||
          s == Site::kCost || s == Site::kSet;
@@ -123,6 +130,21 @@ void Checker::resolve(Expr& e, const Scope& scope, Site site) {
       continue;
     }
     if (n.ref != RefKind::kUnresolved) continue;
+    if (scope.lets) {
+      auto it = std::find_if(scope.lets->rbegin(), scope.lets->rend(),
+                             [&](const auto& l) { return l.first == name; });
+      if (it != scope.lets->rend()) {
+        if (!allowsLet(site))
+          isa_.fail(n.offset,
+                    "let-bound '" + name + "' cannot appear in " + std::string(siteName(site)),
+                    "an integer read by `let` may appear only in slice starts, if conditions and "
+                    "repeat bounds (it is data: a shape, a register or a constraint at entry "
+                    "cannot depend on it)");
+        n.ref = RefKind::kLet;
+        n.slot = it->second;
+        continue;
+      }
+    }
     if (scope.loops) {
       auto it = std::find_if(scope.loops->rbegin(), scope.loops->rend(),
                              [&](const auto& l) { return l.first == name; });

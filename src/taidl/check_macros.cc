@@ -22,7 +22,7 @@ void checkMacroCalls(Checker& c, int32_t index) {
   Isa& isa = c.isa();
   Macro& m = isa.macros[static_cast<size_t>(index)];
   std::vector<bool> used(m.attrs.size(), false);
-  Scope scope{&m.attrs, nullptr, &used, "macro " + m.name.text};
+  Scope scope{&m.attrs, nullptr, nullptr, &used, "macro " + m.name.text};
   for (Call& call : m.calls) {
     const std::string& name = call.callee.text;
     std::string kind = c.globalKind(name);

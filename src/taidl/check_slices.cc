@@ -60,11 +60,12 @@ class SliceChecker {
     }
   }
 
-  // True if the expression may depend on machine state (a register, or a loop whose bounds do).
+  // True if the expression may depend on machine state (a register, a let, or a loop whose
+  // bounds do).
   bool dependsOnState(const Expr& e) const {
     for (const ExprNode& n : e.nodes()) {
       if (n.op != ExprOp::kRef) continue;
-      if (n.ref == RefKind::kReg) return true;
+      if (n.ref == RefKind::kReg || n.ref == RefKind::kLet) return true;
       if (n.ref == RefKind::kLoop) {
         const Stmt* loop = facts_.loop_stmts[static_cast<size_t>(n.slot)];
         if (dependsOnState(loop->expr) || dependsOnState(loop->expr2)) return true;
@@ -78,12 +79,49 @@ class SliceChecker {
     VarBounds vb = [this](Var v) { return bound(v); };
     std::optional<Poly> p = toPoly(goal);
     if (!p) return boundExpr(goal, vb).hi <= 0;
-    if (boundPoly(*p, vb).hi <= 0) return true;
+    if (nonPositive(*p, vb)) return true;
+    // Intervals forget that a loop variable stays below its bound (`r < y_size`); with each loop
+    // variable replaced by the end of its range that maximises the goal, they need not know it.
+    std::optional<Poly> m = maximiseLoops(*p, vb);
+    return m && nonPositive(*m, vb);
+  }
+
+  bool nonPositive(const Poly& p, const VarBounds& vb) const {
+    if (boundPoly(p, vb).hi <= 0) return true;
     for (const Poly& c : constraints_) {
-      Poly d = *p;
+      Poly d = p;
       if (d.add(c, -1) && boundPoly(d, vb).hi <= 0) return true;
     }
     return false;
+  }
+
+  // p with every loop variable replaced by the bound expression of its loop that maximises p
+  // (hi - 1 for a coefficient known non-negative, lo for one known non-positive), repeated for
+  // loops whose bounds use enclosing loop variables; nullopt if p is not affine in them or a
+  // coefficient's sign is unknown. Sound: a loop without trips makes no access.
+  std::optional<Poly> maximiseLoops(const Poly& p, const VarBounds& vb) const {
+    Poly cur = p;
+    for (int round = 0; round < kMaxRank && cur.uses(RefKind::kLoop); ++round) {
+      std::optional<Affine> aff = affineIn(cur, RefKind::kLoop);
+      if (!aff) return std::nullopt;
+      Poly next = aff->constant;
+      for (const AffineTerm& t : aff->terms) {
+        const Stmt* loop = facts_.loop_stmts[static_cast<size_t>(t.var.slot)];
+        Interval sign = boundPoly(t.coeff, vb);
+        std::optional<Poly> end;
+        if (sign.lo >= 0) {
+          end = toPoly(loop->expr2);
+          if (end && !end->add(Poly::constant(1), -1)) return std::nullopt;
+        } else if (sign.hi <= 0) {
+          end = toPoly(loop->expr);
+        }
+        Poly term = t.coeff;
+        if (!end || !term.mul(*end) || !next.add(term)) return std::nullopt;
+      }
+      cur = std::move(next);
+    }
+    if (cur.uses(RefKind::kLoop)) return std::nullopt;
+    return cur;
   }
 
   void check(const AccessInfo& a) {

@@ -55,7 +55,7 @@ class WarningChecker {
   }
 
   void condition(const Stmt& s) {
-    if (s.expr.uses(RefKind::kReg) || s.expr.uses(RefKind::kLoop)) return;
+    if (s.expr.usesState() || s.expr.uses(RefKind::kLoop)) return;
     bool constant = !s.expr.uses(RefKind::kAlpha);
     Interval v = boundExpr(s.expr, [&](Var var) {
       return var.kind == RefKind::kAlpha ? attr_bounds_[static_cast<size_t>(var.slot)]

@@ -337,6 +337,8 @@ int64_t evalNode(const Expr& e, int32_t i, const EvalEnv& env) {
           return env.regs[static_cast<size_t>(n.slot)];
         case RefKind::kLoop:
           return env.loops[static_cast<size_t>(n.slot)];
+        case RefKind::kLet:
+          return env.lets[static_cast<size_t>(n.slot)];
         case RefKind::kUnresolved:
           break;
       }

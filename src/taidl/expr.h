@@ -9,6 +9,8 @@
 //                   (alpha first, then beta: the positional order of a call)
 //   kReg            a control register; `slot` = register index
 //   kLoop           a `repeat` variable; `slot` = index of the loop in its instruction
+//   kLet            an integer a `let` read from a buffer; `slot` = index of the let in its
+//                   instruction
 //
 // Evaluation (evalExpr) reads attribute, register and loop values from spans in an EvalEnv and
 // allocates nothing; a division by zero, an inexact `/` or an overflow throws ExprError, which the
@@ -48,7 +50,7 @@ enum class ExprOp : uint8_t {
   kMax,
 };
 
-enum class RefKind : uint8_t { kUnresolved, kParam, kConst, kAlpha, kBeta, kReg, kLoop };
+enum class RefKind : uint8_t { kUnresolved, kParam, kConst, kAlpha, kBeta, kReg, kLoop, kLet };
 
 struct ExprNode {
   ExprOp op = ExprOp::kInt;
@@ -69,9 +71,14 @@ struct ExprError {
 };
 
 struct EvalEnv {
+  // (A constructor, not an aggregate: most callers have no lets and leave them out.)
+  EvalEnv(std::span<const int64_t> attrs_ = {}, std::span<const int64_t> regs_ = {},
+          std::span<const int64_t> loops_ = {}, std::span<const int64_t> lets_ = {})
+      : attrs(attrs_), regs(regs_), loops(loops_), lets(lets_) {}
   std::span<const int64_t> attrs;  // alpha then beta, in declaration order
   std::span<const int64_t> regs;
   std::span<const int64_t> loops;
+  std::span<const int64_t> lets;
 };
 
 class Expr {
@@ -106,6 +113,8 @@ class Expr {
   // True if any node is a reference of this kind.
   bool uses(RefKind kind) const;
   bool usesSlot(RefKind kind, int32_t slot) const;
+  // True if the value depends on machine state: a register or a let (docs/taidl.md section 4.7).
+  bool usesState() const { return uses(RefKind::kReg) || uses(RefKind::kLet); }
 
   // The subtree rooted at node i as its own Expr.
   Expr subtree(int32_t i) const;

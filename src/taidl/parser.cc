@@ -362,6 +362,18 @@ Stmt Parser::parseStmt() {
     expect(Tok::kSemi, "after the value");
     return s;
   }
+  if (atKeyword("let")) {  // contextual: `let` may still name a value or an attribute elsewhere
+    s.kind = StmtKind::kLet;
+    advance();
+    s.name = name("the name the let binds");
+    expect(Tok::kAssign, "after the let's name");
+    s.buffer = name("a buffer name");
+    expect(Tok::kLSquare, "before the element's indices");
+    s.starts = parseExprList(Tok::kRSquare);
+    expect(Tok::kRSquare, "after the element's indices");
+    expect(Tok::kSemi, "after the let");
+    return s;
+  }
   if (atKeyword("reads")) return parseSlice(StmtKind::kReads);
   if (atKeyword("writes")) return parseSlice(StmtKind::kWrites);
   if (atKeyword("write")) return parseWrite();
@@ -384,8 +396,8 @@ Stmt Parser::parseStmt() {
     return s;
   }
   expected(
-      "a statement (require, cost, timing, set, reads, writes, %value = ..., write, if or "
-      "repeat)");
+      "a statement (require, cost, timing, set, let, reads, writes, %value = ..., write, if "
+      "or repeat)");
 }
 
 Stmt Parser::parseSlice(StmtKind kind) {

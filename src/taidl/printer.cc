@@ -191,6 +191,8 @@ std::string stmtText(const Stmt& s) {
     }
     case StmtKind::kSet:
       return "set $" + s.name.text + " = " + exprText(s.expr) + ";";
+    case StmtKind::kLet:
+      return "let " + s.name.text + " = " + s.buffer.text + "[" + exprs(s.starts) + "];";
     case StmtKind::kReads:
     case StmtKind::kWrites:
       return std::string(s.kind == StmtKind::kReads ? "reads " : "writes ") + s.buffer.text + "[" +

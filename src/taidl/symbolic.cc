@@ -392,6 +392,10 @@ class Composer {
         st.regs[static_cast<size_t>(s.reg)] = v.empty() ? std::nullopt : std::optional<Expr>(v);
         return;
       }
+      case StmtKind::kLet:
+        throw NotSelectable{where(st) + "let " + s.name.text + " reads an index from buffer " +
+                                s.buffer.text + ": its addresses depend on data" + at(s.offset),
+                            s.offset};
       case StmtKind::kReads:
       case StmtKind::kRead:
         read(st, s);

@@ -171,6 +171,7 @@ class Walker {
     out_.starts.clear();
     out_.accesses = 0;
     out_.loops.assign(inst_.loop_names.size(), 0);
+    out_.lets.assign(inst_.let_names.size(), 0);
     for (const Stmt* r : inst_.requires_)
       require(*r);
     out_.cost = inst_.cost ? eval(inst_.cost->expr) : 1;
@@ -180,7 +181,7 @@ class Walker {
   }
 
  private:
-  EvalEnv env() const { return EvalEnv{attrs_, regs_, out_.loops}; }
+  EvalEnv env() const { return EvalEnv{attrs_, regs_, out_.loops, out_.lets}; }
 
   int64_t eval(const Expr& e) {
     int64_t v = 0;
@@ -231,6 +232,46 @@ class Walker {
     ++out_.accesses;
   }
 
+  // The element a let names, from the machine's buffers (docs/taidl.md section 4.7).
+  int64_t let(const Stmt& s) {
+    const Buffer& b = isa_.buffers[static_cast<size_t>(s.buffer_index)];
+    if (!options_.memory)
+      failAtCall(isa_, options_.site, s.offset,
+                 isa_.callText(inst_, attrs_) +
+                     " reads machine state (a let) but was walked "
+                     "without it");
+    BufferBytes bytes = options_.memory(s.buffer_index);
+    int64_t elem = hlo::byteSize(b.dtype);
+    std::vector<int64_t> dims(b.access.begin(), b.access.end());
+    if (b.is_hbm) dims[0] = bytes.size;  // HBM: u8[hbm bytes]
+    dims.insert(dims.end(), b.unit.begin(), b.unit.end());
+    int64_t index = 0;
+    std::string where;
+    for (size_t k = 0; k < dims.size(); ++k) {
+      int64_t v = eval(s.starts[k]);
+      where += (k ? ", " : "") + std::to_string(v);
+      if (v < 0 || v >= dims[k]) {
+        std::string extent;
+        for (size_t j = 0; j < dims.size(); ++j)
+          extent += (j ? ", " : "") + std::to_string(dims[j]);
+        failAtCall(isa_, options_.site, s.offset,
+                   "let " + s.name.text + " of " + isa_.callText(inst_, attrs_) + " reads " +
+                       b.name.text + "[" + where + (k + 1 < dims.size() ? ", ..." : "") +
+                       "], outside the buffer (" + std::string(hlo::primitiveTypeName(b.dtype)) +
+                       "[" + extent + "])");
+      }
+      index = index * dims[k] + v;
+    }
+    uint64_t raw = 0;
+    for (int64_t i = elem; i-- > 0;)  // little-endian
+      raw = raw << 8 | bytes.data[index * elem + i];
+    if (hlo::isSignedInteger(b.dtype) && elem < 8) {
+      int shift = 64 - 8 * static_cast<int>(elem);
+      return static_cast<int64_t>(raw << shift) >> shift;
+    }
+    return static_cast<int64_t>(raw);  // u64 above INT64_MAX keeps its bits
+  }
+
   void count(const Stmt& s) {
     if (++executed_ > kMaxStatementsExecuted)
       failAtCall(isa_, options_.site, s.offset,
@@ -244,6 +285,9 @@ class Walker {
       switch (s.kind) {
         case StmtKind::kSet:
           regs_[static_cast<size_t>(s.reg)] = eval(s.expr);
+          break;
+        case StmtKind::kLet:
+          out_.lets[static_cast<size_t>(s.loop)] = let(s);
           break;
         case StmtKind::kReads:
         case StmtKind::kRead:
@@ -297,6 +341,7 @@ void walk(const Isa& isa, int32_t instruction, std::span<const int64_t> attrs,
 
 CompiledWalk::CompiledWalk(const Isa& isa, int32_t instruction)
     : isa_(isa), inst_(isa.instructions[static_cast<size_t>(instruction)]) {
+  has_lets_ = !inst_.let_names.empty();
   compile(inst_.body);
   flatten();
 }
@@ -373,8 +418,9 @@ int32_t CompiledWalk::compile(const std::vector<Stmt>& body) {
 
 bool CompiledWalk::run(std::span<const int64_t> attrs, std::span<int64_t> regs, WalkResult& out,
                        uint64_t proven) const {
-  if (attrs.size() != inst_.attrs.size() || regs.size() != isa_.registers.size()) return false;
-  EvalEnv env{attrs, regs, {}};
+  if (has_lets_ || attrs.size() != inst_.attrs.size() || regs.size() != isa_.registers.size())
+    return false;
+  EvalEnv env{attrs, regs, {}, {}};
   for (size_t k = 0; k < inst_.requires_.size(); ++k) {
     if (k < 64 && (proven >> k & 1) != 0) continue;
     int64_t v = 0;

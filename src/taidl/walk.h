@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -42,10 +43,19 @@ enum class ConstraintMode : uint8_t {
   kWarn,   // reported to WalkOptions::warnings (if given) and execution continues
 };
 
+// The bytes of one buffer of the machine, for `let` statements (docs/taidl.md section 4.7).
+struct BufferBytes {
+  const uint8_t* data = nullptr;
+  int64_t size = 0;
+};
+
 struct WalkOptions {
   ConstraintMode constraints = ConstraintMode::kError;
   DiagnosticSink* warnings = nullptr;
   CallSite site;
+  // The machine's buffers as they are at the instruction's entry (index 0 is HBM), for an
+  // instruction with lets; without it such an instruction cannot be walked (an error).
+  std::function<BufferBytes(int32_t buffer)> memory;
 };
 
 struct SpecKey {
@@ -65,6 +75,7 @@ struct WalkResult {
   int64_t cost = 0;
   uint32_t accesses = 0;
   std::vector<int64_t> loops;       // scratch: loop-variable values
+  std::vector<int64_t> lets;        // scratch: let-bound values
   std::vector<int64_t> saved_regs;  // scratch: CompiledWalk's register snapshot
 };
 
@@ -78,8 +89,9 @@ void walk(const Isa& isa, int32_t instruction, std::span<const int64_t> attrs,
 // the control statements (sets, accesses, ifs, repeats; ops and constants are data) and
 // evaluates expressions without recursion or allocation. It declines — returns false with `regs`
 // as they were — whenever walk() would do more than compute a result (a violated require, an
-// evaluation failure, the statement limit) or might: the caller then runs walk(), which reports
-// exactly as always. The Isa must outlive it.
+// evaluation failure, the statement limit) or might, and for instructions with lets (which read
+// the machine's buffers): the caller then runs walk(), which reports exactly as always. The Isa
+// must outlive it.
 //
 //   CompiledWalk cw(isa, inst);
 //   if (!cw.run(attrs, regs, result)) walk(isa, inst, attrs, regs, options, result);
@@ -112,6 +124,7 @@ class CompiledWalk {
   const Instruction& inst_;
   std::vector<Block> blocks_;  // [0] = the instruction body
   bool has_sets_ = false;
+  bool has_lets_ = false;  // declined: walk() reads the buffers
   // The common shape (no set, if or repeat; every start an integer or an attribute): the walk's
   // starts are read off directly, slot >= 0: attrs[slot], else `value`.
   struct FlatStart {

@@ -138,6 +138,7 @@ TEST(Tasm, ShippedExamplesRoundTrip) {
     std::string spec = folder == "qkv"        ? "qkv"
                        : folder == "amx"      ? "amx"
                        : folder == "trainium" ? "trainium"
+                       : folder == "vta"      ? "vta"
                                               : "gemmini";
     int64_t dim = 16;
     std::string stem = e.path().stem().string();

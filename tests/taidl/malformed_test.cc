@@ -227,6 +227,33 @@ std::vector<Case> cases() {
       {"macro declared later",
        kLoad + "macro m(; a) {\n  m2(a);\n}\nmacro m2(; b) {\n  load(1, b, 0);\n}\n", "m2(a)",
        "unknown instruction 'm2'", 1, "declared later"},
+      // ---- let (section 4.7) ----
+      {"let in a type",
+       kBase + "buffer idx[8] of s32[];\ninstruction i(; a) {\n  require a >= 0 && a < 8;\n"
+               "  let k = idx[a];\n  %x : s8[k, DIM] = read sp[0, 0];\n}\n",
+       "k, DIM", "let-bound 'k' cannot appear in a type"},
+      {"let sets a register",
+       kBase + "buffer idx[8] of s32[];\ninstruction i(; a) {\n  require a >= 0 && a < 8;\n"
+               "  let k = idx[a];\n  set $r = k;\n}\n",
+       "k;\n}", "let-bound 'k' cannot appear in"},
+      {"let reads a buffer the instruction writes",
+       kBase + "buffer idx[8] of s32[];\ninstruction i(; a) {\n  require a >= 0 && a < 8;\n"
+               "  let k = idx[a];\n  %z = s32[1] constant(0);\n  write idx[k] = %z;\n}\n",
+       "let k", "let reads buffer idx, which i also writes"},
+      {"let of a float buffer", inst("  let k = d1[a, 0];\n"), "d1[a, 0]",
+       "let reads an integer, but buffer d1 holds bf16 values"},
+      {"let with a unit index missing",
+       kBase + "buffer idx[8] of s32[2];\ninstruction i(; a) {\n"
+               "  require a >= 0 && a < 8;\n  let k = idx[a];\n}\n",
+       "idx[a]", "let reads one element of idx: it needs 2 starts"},
+      {"let shadows a loop variable",
+       kBase + "buffer idx[8] of s32[];\ninstruction i() {\n  repeat k in [0, 8) {\n"
+               "    let k = idx[k];\n  }\n}\n",
+       "k = idx", "let 'k' shadows an enclosing loop variable"},
+      {"let out of scope after its block",
+       kBase + "buffer idx[8] of s32[];\ninstruction i(n;) {\n  require n >= 0 && n <= 1;\n"
+               "  if (n == 1) {\n    let k = idx[0];\n  }\n  %x : s8[1, DIM] = read sp[k, 0];\n}\n",
+       "k, 0]", "unknown name 'k'"},
       // ---- declarations ----
       {"zero buffer dimension", "isa t;\nbuffer b[0] of s8[];\n", "0]",
        "buffer dimension must be positive, got 0"},

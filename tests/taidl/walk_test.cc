@@ -267,5 +267,52 @@ TEST(Walk, RegisterAddressesAreBoundsChecked) {
   EXPECT_THROW(m.run("ctl", {0, 0, 3}), DiagnosticError);
 }
 
+// A let reads an integer of the machine's buffers (docs/taidl.md section 4.7): little-endian,
+// sign-extended for signed types; it addresses like a register, and an index outside its buffer
+// or a walk without the machine state is an error.
+TEST(Walk, LetsReadIndicesFromTheBuffers) {
+  Isa isa = load(R"(isa l;
+buffer idx[4] of s16[];
+buffer b[16] of s8[];
+instruction pick(; a) {
+  require a >= 0 && a < 8;
+  let k = idx[a];
+  %x : s8[1] = read b[k];
+  write b[0] = %x;
+}
+)");
+  std::vector<uint8_t> idx = {5, 0, 0xff, 0xff, 15, 0, 16, 0};  // 5, -1, 15, 16
+  std::vector<uint8_t> b(16);
+  WalkOptions options;
+  options.memory = [&](int32_t buffer) {
+    std::vector<uint8_t>& m = buffer == isa.findBuffer("idx") ? idx : b;
+    return BufferBytes{m.data(), static_cast<int64_t>(m.size())};
+  };
+  std::vector<int64_t> regs;
+  WalkResult r;
+  int32_t pick = isa.findInstruction("pick");
+  walk(isa, pick, std::vector<int64_t>{0}, regs, options, r);
+  EXPECT_EQ(r.starts, (std::vector<int64_t>{5, 0}));  // read b[5], write b[0]
+  walk(isa, pick, std::vector<int64_t>{2}, regs, options, r);
+  EXPECT_EQ(r.starts, (std::vector<int64_t>{15, 0}));
+  walk(isa, pick, std::vector<int64_t>{1}, regs, options, r);
+  EXPECT_EQ(r.starts, (std::vector<int64_t>{-1, 0}));  // the executor's bounds check rejects it
+  try {
+    walk(isa, pick, std::vector<int64_t>{5}, regs, options, r);
+    ADD_FAILURE() << "idx[5] is outside idx";
+  } catch (const DiagnosticError& e) {
+    EXPECT_NE(std::string(e.what()).find("let k of pick(a=5) reads idx[5], outside the buffer"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(walk(isa, pick, std::vector<int64_t>{0}, regs, {}, r), DiagnosticError);
+  CompiledWalk compiled(isa, pick);
+  EXPECT_FALSE(compiled.run(std::vector<int64_t>{0}, regs, r));  // lets take walk()
+  // Not selectable: its addresses depend on data.
+  EXPECT_FALSE(isa.instruction_semantics[static_cast<size_t>(pick)].selectable);
+  EXPECT_NE(isa.instruction_semantics[static_cast<size_t>(pick)].reason.find("depend on data"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace tacit::taidl
