@@ -46,6 +46,10 @@ void exercise(const Isa& isa) {
     WalkResult walked;
     WalkOptions options;
     options.constraints = ConstraintMode::kWarn;
+    static const std::vector<uint8_t> zeros(4096);  // every buffer, for lets
+    options.memory = [](int32_t) {
+      return BufferBytes{zeros.data(), static_cast<int64_t>(zeros.size())};
+    };
     try {
       walk(isa, static_cast<int32_t>(i), attrs, regs, options, walked);
       std::vector<int64_t> loops(inst.loop_names.size(), 0);

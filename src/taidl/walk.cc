@@ -262,6 +262,11 @@ class Walker {
       }
       index = index * dims[k] + v;
     }
+    if ((index + 1) * elem > bytes.size)  // a caller's memory smaller than the buffer
+      failAtCall(isa_, options_.site, s.offset,
+                 "let " + s.name.text + " of " + isa_.callText(inst_, attrs_) + " reads byte " +
+                     std::to_string(index * elem) + " of " + b.name.text + ", which has " +
+                     std::to_string(bytes.size) + " bytes");
     uint64_t raw = 0;
     for (int64_t i = elem; i-- > 0;)  // little-endian
       raw = raw << 8 | bytes.data[index * elem + i];
