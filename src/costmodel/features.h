@@ -1,11 +1,12 @@
 // Features of a program for a learned cost model (docs/costmodel.md): computed from the program's
-// loop nest and the spec's costs and timing clauses alone, without running anything — the point of
-// a learned model is to be cheaper than the timing model it learns from.
+// loop nest and the spec's costs and timing clauses, and from one probe of the timing model on the
+// loop nest cut to two and three iterations per loop — work that does not grow with the kernel's
+// size: the point of a learned model is to be cheaper than the timing model it learns from.
 //
 // The first kShared features mean the same on every ISA (instructions, bytes, engine and memory
-// occupancy, latency, loop structure, and the bounds they imply), so that a model trained on one
-// ISA can be carried to
-// another; the rest count each instruction of the ISA (named "count:<instruction>").
+// occupancy, latency, loop structure, the bounds they imply, the probe), so that a model trained on
+// one ISA can be carried to another; the rest count each instruction of the ISA (named
+// "count:<instruction>").
 #pragma once
 
 #include <string>
@@ -16,7 +17,9 @@
 
 namespace tacit::costmodel {
 
-inline constexpr size_t kShared = 16;
+inline constexpr size_t kShared = 18;
+// The index of the probe's estimate of the cycles (log2(1 + cycles)) among the shared features.
+inline constexpr size_t kProbeEstimate = 15;
 
 struct Features {
   std::vector<std::string> names;
