@@ -7,6 +7,7 @@
 
 #include "hlo/builder.h"
 #include "hlo/lexer.h"
+#include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "stablehlo/dense.h"
 #include "stablehlo/ops.h"
@@ -82,6 +83,10 @@ class Converter {
   void op(Scope& s, const Op& op);
   std::vector<HloInstruction*> build(Scope& s, const Op& op, const OpInfo& info,
                                      const std::vector<HloInstruction*>& operands);
+  // mhlo.layout_mode = "{1,0:T(16,4)}" on the entry's arguments and results: the parameters',
+  // the root's and the module's entry layouts.
+  void applyLayouts(const Func& f, HloComputation& c);
+  std::optional<hlo::Layout> layoutOf(const NamedAttrs& attrs, const Shape& shape) const;
   HloComputation* reducer(const Op& op, const std::vector<HloInstruction*>& operands);
   HloComputation* addShared(std::unique_ptr<HloComputation> c);
 
@@ -501,6 +506,50 @@ HloComputation* Converter::function(const std::string& name, SourceLoc use) {
   return added;
 }
 
+std::optional<hlo::Layout> Converter::layoutOf(const NamedAttrs& attrs, const Shape& shape) const {
+  const Attr* mode = attrs.find("mhlo.layout_mode");
+  if (!mode || mode->kind != Attr::Kind::kString || mode->text.empty() || mode->text[0] != '{')
+    return std::nullopt;  // "default", "auto": no layout asked for
+  if (!shape.isArray()) failAt(mode->loc, "a layout applies to a tensor");
+  try {
+    return hlo::parseShape(shape.shortStr() + mode->text, "layout").layout();
+  } catch (const DiagnosticError& e) {
+    failAt(
+        mode->loc,
+        "bad layout \"" + mode->text + "\" for " + typeText(shape) + ": " + e.diagnostic().message,
+        "an XLA layout: {1,0} or {1,0:T(16,4)}");
+  }
+}
+
+void Converter::applyLayouts(const Func& f, HloComputation& c) {
+  bool any = false;
+  for (size_t i = 0; i < f.body.args.size(); ++i) {
+    HloInstruction* p = c.parameter(static_cast<int64_t>(i));
+    if (std::optional<hlo::Layout> l = layoutOf(f.body.args[i].attrs, p->shape())) {
+      p->mutableShape().setLayout(std::move(l));
+      any = true;
+    }
+  }
+  HloInstruction* root = c.root();
+  for (size_t i = 0; i < f.result_attrs.size(); ++i) {
+    Shape* shape = &root->mutableShape();
+    if (shape->isTuple()) {
+      if (i >= shape->tupleShapes().size()) break;
+      shape = &shape->tupleShapes()[i];
+    }
+    if (std::optional<hlo::Layout> l = layoutOf(f.result_attrs[i], *shape)) {
+      shape->setLayout(std::move(l));
+      any = true;
+    }
+  }
+  if (!any) return;
+  hlo::ProgramShape layout;
+  for (HloInstruction* p : c.parameters())
+    layout.parameters.push_back(p->shape());
+  layout.result = root->shape();
+  out_->setEntryLayout(std::move(layout));
+}
+
 std::unique_ptr<hlo::HloModule> Converter::run() {
   std::string name = isHloName(m_.name) ? m_.name : "module";
   out_ = std::make_unique<hlo::HloModule>(name);
@@ -522,6 +571,7 @@ std::unique_ptr<hlo::HloModule> Converter::run() {
   if (!entry) failAt(m_.loc, "the module has no entry function", "name the entry function @main");
   HloComputation* e = function(entry->name, entry->loc);
   out_->setEntry(e);
+  applyLayouts(*entry, *e);
   return std::move(out_);
 }
 

@@ -343,12 +343,29 @@ void Printer::body(const HloComputation& c, const std::string& indent, bool regi
 void Printer::function(const HloComputation& c) {
   taken_.clear();
   nameValues(c);
-  std::vector<std::string> args;
-  for (const HloInstruction* p : c.parameters())
-    args.push_back(value(p) + ": " + type(*p));
   const bool entry = &c == m_.entry();
+  // The entry's layouts (entry_computation_layout, else the parameters' and root's own) as JAX
+  // writes them: mhlo.layout_mode = "{1,0:T(16,4)}".
+  auto layout = [](const hlo::Shape& s) -> std::string {
+    if (!s.isArray() || !s.layout() || s.hasDefaultLayout()) return {};
+    return " {mhlo.layout_mode = " + mlirQuote(hlo::layoutStr(*s.layout())) + "}";
+  };
+  const std::optional<hlo::ProgramShape>& given = m_.entryLayout();
+  std::vector<std::string> args;
+  for (const HloInstruction* p : c.parameters()) {
+    const hlo::Shape& s =
+        entry && given && static_cast<size_t>(p->parameterNumber()) < given->parameters.size()
+            ? given->parameters[static_cast<size_t>(p->parameterNumber())]
+            : p->shape();
+    args.push_back(value(p) + ": " + type(*p) + (entry ? layout(s) : ""));
+  }
+  std::string result = type(*c.root());
+  if (entry) {
+    const hlo::Shape& r = given ? given->result : c.root()->shape();
+    if (!layout(r).empty()) result = "(" + result + layout(r) + ")";
+  }
   out_ += "  func.func " + std::string(entry ? "public " : "private ") + symbol(c.name()) + "(" +
-          join(args, ", ") + ") -> " + type(*c.root()) + " {\n";
+          join(args, ", ") + ") -> " + result + " {\n";
   body(c, "    ", /*region=*/false);
   out_ += "  }\n";
 }
