@@ -92,7 +92,17 @@ class Converter {
 
   HloInstruction* lookup(Scope& s, const ValueRef& ref) const;
   const Attr& attr(const Op& op, std::string_view name, Attr::Kind kind) const;
-  const std::vector<int64_t>& intsAttr(const Op& op, std::string_view name) const {
+  // A list of integers: [1, 2], array<i64: 1, 2>, or the older dense<[1, 2]> : tensor<2xi64>.
+  std::vector<int64_t> intsAttr(const Op& op, std::string_view name) const {
+    if (const Attr* a = op.attrs.find(name); a && a->kind == Attr::Kind::kDense &&
+                                             hlo::isInteger(a->type.shape.elementType()) &&
+                                             a->type.shape.rank() == 1) {
+      hlo::Literal l = denseLiteral(file_, *a);
+      std::vector<int64_t> out;
+      for (int64_t i = 0; i < l.elementCount(); ++i)
+        out.push_back(l.getInt64(i));
+      return out;
+    }
     return attr(op, name, Attr::Kind::kIntArray).ints;
   }
   int64_t intAttr(const Op& op, std::string_view name) const {
@@ -137,13 +147,21 @@ HloInstruction* Converter::lookup(Scope& s, const ValueRef& ref) const {
 }
 
 HloComputation* Converter::addShared(std::unique_ptr<HloComputation> c) {
-  // Identical reducers (same parameters and body, whatever the name) are one computation, as in
-  // the HLO JAX and XLA print.
+  // Identical reducers (the same body whatever the names) are one computation, as a module that
+  // JAX or XLA prints shares one reducer between its reduces: the key is the computation printed
+  // with canonical names.
   std::string name = c->name();
+  std::vector<std::string> names;
+  for (const auto& inst : c->instructions()) {
+    names.push_back(inst->name());
+    inst->setName("v" + std::to_string(names.size()));
+  }
   c->setName("r");
   std::string key = hlo::printComputation(*c);
   if (auto it = shared_.find(key); it != shared_.end()) return it->second;
   c->setName(name);
+  for (size_t i = 0; i < names.size(); ++i)
+    c->instructions()[i]->setName(names[i]);
   HloComputation* added = out_->addComputation(std::move(c));
   shared_[key] = added;
   return added;
@@ -260,9 +278,9 @@ std::vector<HloInstruction*> Converter::build(Scope& s, const Op& op, const OpIn
       return {b.dynamicUpdateSlice(x[0], x[1], {x.begin() + 2, x.end()})};
     case OpForm::kPad: {
       arity(2, 2);
-      const auto& lo = intsAttr(op, "edge_padding_low");
-      const auto& hi = intsAttr(op, "edge_padding_high");
-      const auto& interior = intsAttr(op, "interior_padding");
+      const std::vector<int64_t> lo = intsAttr(op, "edge_padding_low");
+      const std::vector<int64_t> hi = intsAttr(op, "edge_padding_high");
+      const std::vector<int64_t> interior = intsAttr(op, "interior_padding");
       if (lo.size() != hi.size() || lo.size() != interior.size())
         failAt(op.loc, "the padding lists of 'stablehlo.pad' differ in length");
       std::vector<hlo::PadDim> padding;

@@ -210,6 +210,8 @@ void Printer::instruction(const HloInstruction& inst, const std::string& indent)
     case OpForm::kConstant:
       if (!inst.literal() || inst.literal()->isUnknown() || !inst.shape().isArray())
         unsupported(inst, "has no array value (an elided {...} or a tuple constant)");
+      if (hlo::isComplex(inst.shape().elementType()))
+        unsupported(inst, "is complex: tacit's StableHLO leaves complex constants out");
       type(inst);
       line += " " + denseText(*inst.literal()) + " : " + type(inst);
       break;
