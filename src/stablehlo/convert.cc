@@ -578,7 +578,7 @@ std::unique_ptr<hlo::HloModule> Converter::run() {
   for (const Func& f : m_.funcs) {
     if (!funcs_.emplace(f.name, &f).second)
       failAt(f.loc, "function @" + f.name + " is defined twice");
-    if (f.name == "main") entry = &f;
+    if (f.name == "main" && f.visibility != "private") entry = &f;
     if (f.visibility != "private") {
       ++publics;
       only_public = &f;

@@ -88,8 +88,9 @@ const OpInfo* findOp(std::string_view name) {
 
 const OpInfo* opFor(hlo::HloOpcode opcode) {
   for (const OpInfo& op : kOps) {
-    // dot is written as dot_general (the legacy stablehlo.dot only reads).
-    if (op.opcode == opcode && op.form != OpForm::kDot) return &op;
+    // dot is written as dot_general (the legacy stablehlo.dot only reads); the return forms have
+    // no opcode (kUnknown must not find them).
+    if (op.opcode == opcode && op.form != OpForm::kDot && op.form != OpForm::kReturn) return &op;
   }
   return nullptr;
 }

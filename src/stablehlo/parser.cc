@@ -29,7 +29,7 @@ void NamedAttrs::set(std::string name, Attr value) {
       return;
     }
   }
-  entries.emplace_back(std::move(name), std::move(value));
+  entries.push_back({std::move(name), std::move(value)});
 }
 
 Parser::DepthGuard::DepthGuard(Parser& parser, size_t offset) : p(parser) {
@@ -396,7 +396,7 @@ Attr Parser::parseAttr() {
             value.kind = Attr::Kind::kIntArray;
             value.loc = locOf(lex_.skipBlanks());
             value.ints = parseIntList();
-            a.dict.emplace_back(key.text, std::move(value));
+            a.dict.push_back({key.text, std::move(value)});
           } while (accept(Tok::kComma));
           expect(Tok::kGreater, "',' or '>' in #stablehlo.dot<...>");
         }

@@ -365,10 +365,10 @@ void Parser::parsePrettyOp(Op& op) {
       SourceLoc loc = here();
       if (kw.text == "batching_dims" || kw.text == "contracting_dims") {
         std::string which = kw.text == "batching_dims" ? "batching" : "contracting";
-        dims.dict.emplace_back("lhs_" + which + "_dimensions", ints(parseIntList(), loc));
+        dims.dict.push_back({"lhs_" + which + "_dimensions", ints(parseIntList(), loc)});
         expectIdent("x", "between the lhs and rhs dimensions");
         SourceLoc rloc = here();
-        dims.dict.emplace_back("rhs_" + which + "_dimensions", ints(parseIntList(), rloc));
+        dims.dict.push_back({"rhs_" + which + "_dimensions", ints(parseIntList(), rloc)});
       } else if (kw.text == "precision") {
         op.attrs.set("precision_config", parseAttr());
       } else if (kw.text == "algorithm") {

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "hlo/shape.h"
@@ -25,6 +24,8 @@ struct Type {
   std::string text;  // the source text, for diagnostics
   SourceLoc loc;
 };
+
+struct AttrEntry;  // a name and its attribute (below: Attr holds a list of them)
 
 // An attribute value.
 struct Attr {
@@ -46,11 +47,11 @@ struct Attr {
   int64_t i = 0;
   double f = 0;
   bool b = false;
-  std::string text;                                // kString, kSymbol, kEnum, kOpaque
-  std::vector<int64_t> ints;                       // kIntArray
-  std::vector<Attr> list;                          // kList
-  std::vector<std::pair<std::string, Attr>> dict;  // kDict (in source order)
-  Type type;                                       // kDense: the tensor type; kType
+  std::string text;             // kString, kSymbol, kEnum, kOpaque
+  std::vector<int64_t> ints;    // kIntArray
+  std::vector<Attr> list;       // kList
+  std::vector<AttrEntry> dict;  // kDict (in source order)
+  Type type;                    // kDense: the tensor type; kType
   // kDense: the element tokens in row-major order (numbers, true/false, 0x... bit patterns), or
   // one "0x..." string of raw little-endian bytes (hex_bytes = true).
   std::vector<std::string> elements;
@@ -61,8 +62,13 @@ struct Attr {
   const Attr* find(std::string_view name) const;  // kDict field
 };
 
+struct AttrEntry {
+  std::string name;
+  Attr value;
+};
+
 struct NamedAttrs {
-  std::vector<std::pair<std::string, Attr>> entries;
+  std::vector<AttrEntry> entries;
   const Attr* find(std::string_view name) const;
   void set(std::string name, Attr value);
 };
