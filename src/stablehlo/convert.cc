@@ -11,6 +11,7 @@
 #include "hlo/printer.h"
 #include "stablehlo/dense.h"
 #include "stablehlo/ops.h"
+#include "stablehlo/parser.h"
 #include "stablehlo/types.h"
 #include "support/strings.h"
 
@@ -502,6 +503,12 @@ HloComputation* Converter::function(const std::string& name, SourceLoc use) {
   if (it == funcs_.end()) failAt(use, "call of undefined function @" + name);
   if (!in_progress_.insert(name).second)
     failAt(use, "recursive call of @" + name, "tacit's HLO has no recursion");
+  // Each call converts its callee first, on the stack: a bound keeps a hostile chain of calls
+  // from exhausting it.
+  if (static_cast<int>(in_progress_.size()) > kMaxNestingDepth) {
+    failAt(use, "calls nested deeper than " + std::to_string(kMaxNestingDepth) + " functions",
+           "tacit limits call nesting (docs/stablehlo.md)");
+  }
   const Func& f = *it->second;
   std::string result_name;
   if (f.result_attrs.size() == 1) {

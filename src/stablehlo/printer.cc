@@ -6,6 +6,7 @@
 #include "hlo/printer.h"
 #include "stablehlo/dense.h"
 #include "stablehlo/ops.h"
+#include "stablehlo/parser.h"
 #include "stablehlo/types.h"
 #include "support/strings.h"
 
@@ -95,6 +96,7 @@ class Printer {
   std::string out_;
   std::map<const HloInstruction*, std::string> names_;  // value text, "%x" or "%r#1"
   std::set<std::string> taken_;                         // names defined in the current function
+  int region_depth_ = 0;                                // reducers being printed, nested
 };
 
 std::string Printer::type(const HloInstruction& inst) const {
@@ -141,6 +143,10 @@ void Printer::reduce(const HloInstruction& inst, const std::string& indent,
   const int64_t n = inst.operandCount() / 2;
   const HloComputation* r = inst.called("to_apply");
   if (!r || r->parameterCount() != 2 * n) unsupported(inst, "has no reducer of 2N parameters");
+  // Reducers that reduce are printed inside each other, on the stack: bounded as the parser bounds
+  // the regions it reads.
+  if (++region_depth_ > kMaxNestingDepth)
+    unsupported(inst, "nests reducers deeper than " + std::to_string(kMaxNestingDepth) + " levels");
   out_ += indent + lhs + "stablehlo.reduce";
   for (int64_t i = 0; i < n; ++i) {
     out_ +=
@@ -168,6 +174,7 @@ void Printer::reduce(const HloInstruction& inst, const std::string& indent,
   out_ += " {\n";
   body(*r, indent + "  ", /*region=*/true);
   out_ += indent + "}\n";
+  --region_depth_;
 }
 
 void Printer::instruction(const HloInstruction& inst, const std::string& indent) {

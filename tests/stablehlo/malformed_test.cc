@@ -19,6 +19,10 @@ std::string wrap(const std::string& body) {
          "\n  }\n}\n";
 }
 
+void PrintTo(const Bad& b, std::ostream* os) {
+  *os << b.name;
+}
+
 class Malformed : public ::testing::TestWithParam<Bad> {};
 
 TEST_P(Malformed, IsOneLocatedDiagnostic) {
@@ -114,6 +118,30 @@ TEST(MalformedStableHlo, EveryTruncationIsADiagnostic) {
       parseStableHlo(text.substr(0, n), "cut.mlir");
     } catch (const DiagnosticError&) {
     }
+  }
+}
+
+// A chain of calls deeper than the limit is a diagnostic, not a stack overflow.
+TEST(MalformedStableHlo, DeepCallChainsAreBounded) {
+  std::string text = "module @deep {\n";
+  for (int i = 0; i < 3000; ++i) {
+    text += "  func.func private @f" + std::to_string(i) + "(%a: tensor<f32>) -> tensor<f32> {\n" +
+            "    %0 = call @f" + std::to_string(i + 1) + "(%a) : (tensor<f32>) -> tensor<f32>\n" +
+            "    return %0 : tensor<f32>\n  }\n";
+  }
+  text +=
+      "  func.func private @f3000(%a: tensor<f32>) -> tensor<f32> {\n    return %a : tensor<f32>\n "
+      " }\n";
+  text +=
+      "  func.func public @main(%a: tensor<f32>) -> tensor<f32> {\n    %0 = call @f0(%a) : "
+      "(tensor<f32>) -> tensor<f32>\n    return %0 : tensor<f32>\n  }\n}\n";
+  try {
+    parseStableHlo(text, "deep.mlir");
+    FAIL() << "accepted";
+  } catch (const DiagnosticError& e) {
+    EXPECT_NE(std::string(e.what()).find("calls nested deeper than 100 functions"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -30,6 +30,10 @@ hlo::Literal run(const hlo::HloModule& m) {
   return hlo::evaluate(m, args);
 }
 
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
+
 class StableHloOp : public ::testing::TestWithParam<Case> {};
 
 TEST_P(StableHloOp, PrettyAndGenericEvaluateAsTheHloTwin) {

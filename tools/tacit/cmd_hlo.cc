@@ -1,6 +1,6 @@
-// `tacit hlo check FILE...` and `tacit hlo print FILE [-o OUT]`: the HLO text front end on the
-// command line. Lit-style files with `// -----` separators are split and each part handled as one
-// module.
+// `tacit hlo check FILE...` and `tacit hlo print FILE [--stablehlo] [-o OUT]`: the HLO text front
+// end on the command line. Files may be HLO or StableHLO text (stablehlo::parseAnyModule);
+// lit-style files with `// -----` separators are split and each part handled as one module.
 #include <iostream>
 
 #include "cli.h"
