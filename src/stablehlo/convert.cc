@@ -254,7 +254,27 @@ std::vector<HloInstruction*> Converter::build(Scope& s, const Op& op, const OpIn
       std::optional<Shape> shape = declared();
       if (!shape || !shape->isArray())
         failAt(op.loc, "'" + op.name + "' needs a tensor result type");
-      return {b.broadcast(x[0], shape->dims(), intsAttr(op, "broadcast_dimensions"))};
+      std::vector<int64_t> dims = intsAttr(op, "broadcast_dimensions");
+      HloInstruction* operand = x[0];
+      // StableHLO also expands an operand dimension of size 1 to any size; HLO's broadcast maps
+      // sizes one to one, so such dimensions are reshaped away first (as XLA's import does).
+      const Shape& in = operand->shape();
+      if (in.isArray() && static_cast<int64_t>(dims.size()) == in.rank()) {
+        std::vector<int64_t> kept_dims, kept_sizes;
+        for (int64_t i = 0; i < in.rank(); ++i) {
+          const int64_t d = dims[static_cast<size_t>(i)];
+          const bool expands = in.dim(i) == 1 && d >= 0 && d < shape->rank() && shape->dim(d) != 1;
+          if (!expands) {
+            kept_dims.push_back(d);
+            kept_sizes.push_back(in.dim(i));
+          }
+        }
+        if (kept_dims.size() != dims.size()) {
+          operand = b.reshape(operand, kept_sizes);
+          dims = kept_dims;
+        }
+      }
+      return {b.broadcast(operand, shape->dims(), dims)};
     }
     case OpForm::kTranspose:
       arity(1, 1);

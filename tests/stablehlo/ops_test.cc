@@ -7,6 +7,7 @@
 #include "hlo_eval/evaluator.h"
 #include "hlo_eval/random_literal.h"
 #include "stablehlo/input.h"
+#include "stablehlo/printer.h"
 
 namespace tacit::stablehlo {
 namespace {
@@ -53,6 +54,12 @@ TEST_P(StableHloOp, PrettyAndGenericEvaluateAsTheHloTwin) {
     ASSERT_NO_THROW(hlo::verifyModule(*m));
     EXPECT_TRUE(run(*m).bitwiseEqual(expected));
   }
+  // The twin written as StableHLO reads back to the same values too.
+  const std::string printed = printStableHlo(*twin);
+  SCOPED_TRACE(printed);
+  auto back = parseAnyModule(printed, "printed.mlir");
+  ASSERT_NO_THROW(hlo::verifyModule(*back));
+  EXPECT_TRUE(run(*back).bitwiseEqual(expected));
 }
 
 const Case kCases[] = {
@@ -126,6 +133,31 @@ const Case kCases[] = {
      "\"stablehlo.reshape\"(%1) : "
      "(tensor<3x2xf32>) -> tensor<6xf32>\n    \"func.return\"(%2) : (tensor<6xf32>) -> ()",
      "(%arg0: tensor<3xf32>) -> tensor<6xf32>"},
+    {"broadcast_expanding_size_one",
+     "HloModule m\nENTRY e {\n a = f32[1,3] parameter(0)\n r = f32[3] reshape(a)\n ROOT b = "
+     "f32[4,3] "
+     "broadcast(r), dimensions={1}\n}",
+     "    %0 = stablehlo.broadcast_in_dim %arg0, dims = [0, 1] : (tensor<1x3xf32>) -> "
+     "tensor<4x3xf32>\n"
+     "    return %0 : tensor<4x3xf32>",
+     "    %0 = \"stablehlo.broadcast_in_dim\"(%arg0) <{broadcast_dimensions = array<i64: 0, 1>}> : "
+     "(tensor<1x3xf32>) -> tensor<4x3xf32>\n    \"func.return\"(%0) : (tensor<4x3xf32>) -> ()",
+     "(%arg0: tensor<1x3xf32>) -> tensor<4x3xf32>"},
+    {"bitcast_convert_tuple",
+     "HloModule m\nENTRY e {\n a = f32[2] parameter(0)\n b = s32[2] bitcast-convert(a)\n t = "
+     "(s32[2], "
+     "f32[2]) tuple(b, a)\n ROOT g = s32[2] get-tuple-element(t), index=0\n}",
+     "    %0 = stablehlo.bitcast_convert %arg0 : (tensor<2xf32>) -> tensor<2xi32>\n    %1 = "
+     "stablehlo.tuple %0, %arg0 : tuple<tensor<2xi32>, tensor<2xf32>>\n    %2 = "
+     "stablehlo.get_tuple_element %1[0] : (tuple<tensor<2xi32>, tensor<2xf32>>) -> tensor<2xi32>\n "
+     "   "
+     "return %2 : tensor<2xi32>",
+     "    %0 = \"stablehlo.bitcast_convert\"(%arg0) : (tensor<2xf32>) -> tensor<2xi32>\n    %1 = "
+     "\"stablehlo.tuple\"(%0, %arg0) : (tensor<2xi32>, tensor<2xf32>) -> tuple<tensor<2xi32>, "
+     "tensor<2xf32>>\n    %2 = \"stablehlo.get_tuple_element\"(%1) {index = 0 : i32} : "
+     "(tuple<tensor<2xi32>, tensor<2xf32>>) -> tensor<2xi32>\n    \"func.return\"(%2) : "
+     "(tensor<2xi32>) -> ()",
+     "(%arg0: tensor<2xf32>) -> tensor<2xi32>"},
     {"concatenate_slice_reverse",
      "HloModule m\nENTRY e {\n a = s32[4,2] parameter(0)\n b = s32[4,3] parameter(1)\n c = "
      "s32[4,5] "
@@ -342,6 +374,27 @@ TEST(StableHloInput, NameLocationsNameParametersAndCustomCallsKeepTheirTarget) {
   ASSERT_NE(call->raw("custom_call_target"), nullptr);
   EXPECT_EQ(call->raw("custom_call_target")->value, "\"my_op\"");
   EXPECT_EQ(call->raw("backend_config")->value, "\"cfg\"");
+}
+
+// reduce_precision is not evaluated by tacit: its attributes are checked, in both forms, and it
+// prints back to its pretty form.
+TEST(StableHloInput, ReducePrecisionKeepsItsFormat) {
+  for (const std::string op : {"stablehlo.reduce_precision %arg0, format = e5m10 : tensor<4xf32>",
+                               "\"stablehlo.reduce_precision\"(%arg0) {exponent_bits = 5 : i32, "
+                               "mantissa_bits = 10 : i32} : "
+                               "(tensor<4xf32>) -> tensor<4xf32>"}) {
+    auto m = parseAnyModule(
+        "module @m {\n  func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n    %0 = " + op +
+            "\n    return %0 : tensor<4xf32>\n  }\n}\n",
+        "p.mlir");
+    const hlo::HloInstruction* r = m->entry()->root();
+    ASSERT_EQ(r->opcode(), hlo::HloOpcode::kReducePrecision);
+    EXPECT_EQ(r->attrs().exponent_bits, 5);
+    EXPECT_EQ(r->attrs().mantissa_bits, 10);
+    EXPECT_NE(
+        printStableHlo(*m).find("stablehlo.reduce_precision %arg0, format = e5m10 : tensor<4xf32>"),
+        std::string::npos);
+  }
 }
 
 }  // namespace
