@@ -201,7 +201,21 @@ std::string denseText(const hlo::Literal& l) {
   bool splat = true;
   for (int64_t e = 1; e < count && splat; ++e)
     splat = std::memcmp(l.bytes(), l.bytes() + e * static_cast<int64_t>(size), size) == 0;
-  if (splat || l.shape().rank() == 0) return "dense<" + elementText(l, 0) + ">";
+  // A splat reads back only up to the splat limit; a larger constant of one value is written out.
+  if (l.shape().rank() == 0 || (splat && count <= hlo::kMaxSplatElements))
+    return "dense<" + elementText(l, 0) + ">";
+  if (count > hlo::kMaxSplatElements &&
+      size == static_cast<size_t>(hlo::bitWidth(l.shape().elementType()) / 8)) {
+    // MLIR's raw form for large constants: the bytes, little-endian, as hex.
+    static const char* digits = "0123456789ABCDEF";
+    std::string out = "dense<\"0x";
+    out.reserve(out.size() + l.byteCount() * 2 + 3);
+    for (size_t i = 0; i < l.byteCount(); ++i) {
+      out += digits[l.bytes()[i] >> 4];
+      out += digits[l.bytes()[i] & 0xF];
+    }
+    return out + "\">";
+  }
   std::string out = "dense<";
   const std::vector<int64_t>& dims = l.shape().dims();
   std::vector<int64_t> index(dims.size(), 0);

@@ -16,9 +16,10 @@ namespace tacit::stablehlo {
 
 // The literal of a kDense attribute; a DiagnosticError at the offending element.
 hlo::Literal denseLiteral(const SourceFile& file, const Attr& dense);
-// `dense<...>` of an array literal (without the `: type`), every element written out; a splat
-// prints as one element. Floats print as the shortest decimal that reads back bit-exactly, NaNs
-// and infinities as bit patterns.
+// `dense<...>` of an array literal (without the `: type`), every element written out; a splat up to
+// the splat limit prints as one element, and a literal above that limit as MLIR's raw hex bytes.
+// Floats print as the shortest decimal that reads back bit-exactly, NaNs and infinities as bit
+// patterns.
 std::string denseText(const hlo::Literal& literal);
 
 }  // namespace tacit::stablehlo

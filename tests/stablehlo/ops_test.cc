@@ -2,6 +2,7 @@
 // bits as its HLO twin on random inputs.
 #include <gtest/gtest.h>
 
+#include "hlo/builder.h"
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
 #include "hlo_eval/evaluator.h"
@@ -395,6 +396,20 @@ TEST(StableHloInput, ReducePrecisionKeepsItsFormat) {
         printStableHlo(*m).find("stablehlo.reduce_precision %arg0, format = e5m10 : tensor<4xf32>"),
         std::string::npos);
   }
+}
+
+// A constant of one value above the splat limit is written as raw bytes, and reads back.
+TEST(StableHloInput, LargeConstantOfOneValueRoundTrips) {
+  hlo::HloModule m("big");
+  hlo::HloBuilder b("main");
+  hlo::Literal zeros(hlo::Shape(hlo::PrimitiveType::kS8, {hlo::kMaxSplatElements + 1}));
+  b.constant(zeros);
+  b.addTo(m, /*entry=*/true);
+  const std::string text = printStableHlo(m);
+  EXPECT_NE(text.find("dense<\"0x0000"), std::string::npos);
+  auto back = parseStableHlo(text, "big.mlir");
+  ASSERT_TRUE(back->entry()->root()->literal().has_value());
+  EXPECT_TRUE(back->entry()->root()->literal()->bitwiseEqual(zeros));
 }
 
 }  // namespace
