@@ -1,5 +1,6 @@
 #include "stablehlo/printer.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -142,7 +143,9 @@ void Printer::reduce(const HloInstruction& inst, const std::string& indent,
                      const std::string& lhs) {
   const int64_t n = inst.operandCount() / 2;
   const HloComputation* r = inst.called("to_apply");
-  if (!r || r->parameterCount() != 2 * n) unsupported(inst, "has no reducer of 2N parameters");
+  if (n == 0 || inst.operandCount() % 2 != 0 || !r || r->parameterCount() != 2 * n ||
+      std::count(r->parameters().begin(), r->parameters().end(), nullptr) != 0)
+    unsupported(inst, "has no reducer of 2N parameters for its N inputs and N initial values");
   // Reducers that reduce are printed inside each other, on the stack: bounded as the parser bounds
   // the regions it reads.
   if (++region_depth_ > kMaxNestingDepth)
@@ -194,6 +197,14 @@ void Printer::instruction(const HloInstruction& inst, const std::string& indent)
   }
   const OpInfo* info = opFor(op);
   if (!info) unsupported(inst, "has no StableHLO op in tacit's subset");
+  // Structure the verifier checks, checked here too: the printer takes unverified modules.
+  const int arity = hlo::opcodeArity(op);
+  if (arity != hlo::kVariadicArity && inst.operandCount() != arity)
+    unsupported(inst, "has " + std::to_string(inst.operandCount()) + " operands, not " +
+                          std::to_string(arity));
+  if (op == HloOpcode::kConcatenate &&
+      (!inst.attrs().dimensions || inst.attrs().dimensions->size() != 1))
+    unsupported(inst, "needs one concatenated dimension");
   const std::string name(info->name);
   const std::string operands =
       joinWith(inst.operands(), ", ", [this](const HloInstruction* o) { return value(o); });
@@ -361,6 +372,8 @@ void Printer::function(const HloComputation& c) {
   };
   const std::optional<hlo::ProgramShape>& given = m_.entryLayout();
   std::vector<std::string> args;
+  if (std::count(c.parameters().begin(), c.parameters().end(), nullptr) != 0)
+    unsupported(*c.root(), "is in a computation whose parameter numbers have gaps");
   for (const HloInstruction* p : c.parameters()) {
     const hlo::Shape& s =
         entry && given && static_cast<size_t>(p->parameterNumber()) < given->parameters.size()

@@ -14,6 +14,8 @@
 
 namespace tacit::stablehlo {
 
+// Any module the HLO parser accepts: what the printer cannot write (including structure the
+// verifier would reject) is a DiagnosticError.
 std::string printStableHlo(const hlo::HloModule& module);
 
 }  // namespace tacit::stablehlo
