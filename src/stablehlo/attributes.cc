@@ -286,6 +286,32 @@ Attr Parser::parseAttr() {
         }
         return a;
       }
+      if (t.text == "stablehlo.conv" && angle) {
+        lex_.next();
+        if (lex_.peek().isIdent("raw")) {
+          // #stablehlo.conv<raw input_batch_dimension = 0, input_spatial_dimensions = [1, 2], ...>
+          lex_.next();
+          a.kind = Attr::Kind::kDict;
+          do {
+            Token key = expect(Tok::kIdent, "a dimension-number field name");
+            expect(Tok::kEqual, "'=' after '" + key.text + "'");
+            Attr value;
+            value.loc = locOf(lex_.skipBlanks());
+            if (lex_.peek().is(Tok::kLSquare)) {
+              value.kind = Attr::Kind::kIntArray;
+              value.ints = parseIntList();
+            } else {
+              value.kind = Attr::Kind::kInt;
+              value.i = parseInt("a dimension");
+            }
+            a.dict.push_back({key.text, std::move(value)});
+          } while (accept(Tok::kComma));
+        } else {
+          a = parseConvDimensions();
+        }
+        expect(Tok::kGreater, "'>' closing #stablehlo.conv<...>");
+        return a;
+      }
       if (angle) {
         lex_.next();
         std::string_view body = lex_.rawAngle();
@@ -430,6 +456,38 @@ Attr Parser::parseAttr() {
   }
   a.kind = Attr::Kind::kEnum;
   a.text = t.text;
+  return a;
+}
+
+Attr Parser::parseConvDimensions() {
+  Attr a;
+  a.kind = Attr::Kind::kDict;
+  a.loc = here();
+  for (const char* part : {"lhs", "rhs", "out"}) {
+    if (std::string_view(part) == "rhs")
+      expectIdent("x", "between the input and kernel dimensions");
+    if (std::string_view(part) == "out") expect(Tok::kArrow, "'->' before the output dimensions");
+    Attr labels;
+    labels.kind = Attr::Kind::kList;
+    labels.loc = here();
+    expect(Tok::kLSquare, "'[' and the dimension labels (b, f, i, o or a spatial number)");
+    if (!lex_.peek().is(Tok::kRSquare)) {
+      do {
+        Token t = lex_.next();
+        if (!t.is(Tok::kIdent) && !t.is(Tok::kInt)) {
+          lex_.seek(t.begin);
+          failExpected("a dimension label (b, f, i, o or a spatial number)");
+        }
+        Attr label;
+        label.kind = Attr::Kind::kEnum;
+        label.text = t.text;
+        label.loc = locOf(t.begin);
+        labels.list.push_back(std::move(label));
+      } while (accept(Tok::kComma));
+    }
+    expect(Tok::kRSquare, "',' or ']' after the dimension labels");
+    a.dict.push_back({part, std::move(labels)});
+  }
   return a;
 }
 

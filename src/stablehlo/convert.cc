@@ -9,6 +9,7 @@
 #include "hlo/lexer.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
+#include "stablehlo/convolution.h"
 #include "stablehlo/dense.h"
 #include "stablehlo/ops.h"
 #include "stablehlo/parser.h"
@@ -338,6 +339,14 @@ std::vector<HloInstruction*> Converter::build(Scope& s, const Op& op, const OpIn
       if (!shape || !shape->isArray())
         failAt(op.loc, "'" + op.name + "' needs a tensor result type");
       return {b.dot(x[0], x[1], dims, shape->elementType())};
+    }
+    case OpForm::kConvolution: {
+      arity(2, 2);
+      std::optional<Shape> shape = declared();
+      if (!shape || !shape->isArray())
+        failAt(op.loc, "'" + op.name + "' needs a tensor result type");
+      return {b.add(HloOpcode::kConvolution, x, convolutionAttributes(file_, op, x[1]->shape()),
+                    shape)};
     }
     case OpForm::kReduce: {
       if (x.size() < 2 || x.size() % 2 != 0)

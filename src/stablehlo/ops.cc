@@ -20,6 +20,7 @@ constexpr OpInfo kOps[] = {
     {"stablehlo.concatenate", HloOpcode::kConcatenate, OpForm::kConcatenate},
     {"stablehlo.constant", HloOpcode::kConstant, OpForm::kConstant},
     {"stablehlo.convert", HloOpcode::kConvert, OpForm::kElementwise},
+    {"stablehlo.convolution", HloOpcode::kConvolution, OpForm::kConvolution},
     {"stablehlo.cosine", HloOpcode::kCosine, OpForm::kElementwise},
     {"stablehlo.count_leading_zeros", HloOpcode::kCountLeadingZeros, OpForm::kElementwise},
     {"stablehlo.custom_call", HloOpcode::kCustomCall, OpForm::kCustomCall},

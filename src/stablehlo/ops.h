@@ -25,6 +25,7 @@ enum class OpForm {
   kPad,
   kDotGeneral,
   kDot,  // the legacy stablehlo.dot (read only; written as dot_general)
+  kConvolution,
   kReduce,
   kReducePrecision,
   kTuple,

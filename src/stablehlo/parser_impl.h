@@ -45,6 +45,9 @@ class Parser {
     if (lex_.peek().is(Tok::kLBrace)) parseAttrDict(into);
   }
   std::vector<int64_t> parseIntList();  // [1, 2]
+  // Convolution dimension numbers after `dim_numbers =` or inside #stablehlo.conv<...>:
+  // `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`, as a dictionary {lhs, rhs, out} of label lists.
+  Attr parseConvDimensions();
   int64_t parseInt(std::string_view what);
   std::string parseOptionalLoc();  // loc(...): the name of a name location, or "#alias", or ""
 

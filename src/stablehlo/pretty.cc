@@ -143,7 +143,7 @@ void Parser::parsePrettyOp(Op& op) {
          "tacit reads the StableHLO subset JAX's exports use (docs/stablehlo.md)");
   }
   const std::string_view short_name = std::string_view(n).substr(n.find('.') + 1);
-  if (lex_.peek().is(Tok::kLParen) && short_name != "reduce") {
+  if (lex_.peek().is(Tok::kLParen) && short_name != "reduce" && short_name != "convolution") {
     // The generic tail after a bare op name (`stablehlo.constant() <{value = ...}> : ...`).
     parseGenericOp(op);
     return;
@@ -289,6 +289,40 @@ void Parser::parsePrettyOp(Op& op) {
       region.args.insert(region.args.end(), rhs.begin(), rhs.end());
       op.regions.push_back(std::move(region));
     }
+    return done();
+  }
+  if (short_name == "convolution") {
+    // (%lhs, %rhs) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [..],
+    // pad = [[lo, hi], ..], lhs_dilate = [..], rhs_dilate = [..], reverse = [..]} {attrs} : ...
+    expect(Tok::kLParen, "'(' and the operands");
+    op.operands = parseValueRefList();
+    expect(Tok::kRParen, "')' after the operands");
+    expectIdent("dim_numbers", "after the operands of 'stablehlo.convolution'");
+    expect(Tok::kEqual, "'=' after 'dim_numbers'");
+    op.attrs.set("dimension_numbers", parseConvDimensions());
+    if (accept(Tok::kComma)) {
+      expectIdent("window", "after the dimension numbers");
+      expect(Tok::kEqual, "'=' after 'window'");
+      NamedAttrs window;
+      parseAttrDict(window);
+      static const std::pair<std::string_view, const char*> names[] = {
+          {"stride", "window_strides"},
+          {"pad", "padding"},
+          {"lhs_dilate", "lhs_dilation"},
+          {"rhs_dilate", "rhs_dilation"},
+          {"reverse", "window_reversal"}};
+      for (AttrEntry& e : window.entries) {
+        const char* generic = nullptr;
+        for (const auto& [pretty_name, generic_name] : names)
+          if (e.name == pretty_name) generic = generic_name;
+        if (!generic) {
+          fail(file.name(), e.value.loc, "unknown window field '" + e.name + "'",
+               "expected stride, pad, lhs_dilate, rhs_dilate or reverse");
+        }
+        op.attrs.set(generic, std::move(e.value));
+      }
+    }
+    functionType();
     return done();
   }
   if (short_name == "reduce_precision") {

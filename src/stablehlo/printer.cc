@@ -5,6 +5,7 @@
 #include <set>
 
 #include "hlo/printer.h"
+#include "stablehlo/convolution.h"
 #include "stablehlo/dense.h"
 #include "stablehlo/ops.h"
 #include "stablehlo/parser.h"
@@ -298,6 +299,16 @@ void Printer::instruction(const HloInstruction& inst, const std::string& indent)
       line +=
           ", contracting_dims = " + intList(d.lhs_contracting) + " x " + intList(d.rhs_contracting);
       line += " : " + functionType(inst);
+      break;
+    }
+    case OpForm::kConvolution: {
+      if (!a.conv_dims || !a.window) unsupported(inst, "has no dim_labels or window");
+      line = indent + lhs + name + "(" + operands +
+             ") dim_numbers = " + convDimensionsText(*a.conv_dims) +
+             ", window = " + convWindowText(*a.window) +
+             " {batch_group_count = " + std::to_string(a.batch_group_count.value_or(1)) +
+             " : i64, feature_group_count = " + std::to_string(a.feature_group_count.value_or(1)) +
+             " : i64} : " + functionType(inst);
       break;
     }
     case OpForm::kReduce: {

@@ -99,6 +99,13 @@ const Bad kBad[] = {
      "module @m {\n  func.func @main(%a: tensor<4xf32> {mhlo.layout_mode = \"{5}\"}) -> "
      "tensor<4xf32> {\n    return %a : tensor<4xf32>\n  }\n}\n",
      2, 57, "bad layout \"{5}\""},
+    {"conv_labels",
+     "module @m {\n  func.func @main(%a: tensor<1x4x4x2xf32>, %k: tensor<3x3x2x2xf32>) -> "
+     "tensor<1x2x2x2xf32> {\n    %0 = stablehlo.convolution(%a, %k) dim_numbers = [b, 0, 0, f]x[0, "
+     "1, i, o]->[b, 0, 1, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : "
+     "i64} : (tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32>) -> tensor<1x2x2x2xf32>\n    return %0 : "
+     "tensor<1x2x2x2xf32>\n  }\n}\n",
+     3, 61, "bad or repeated dimension label '0'"},
 };
 
 INSTANTIATE_TEST_SUITE_P(StableHlo, Malformed, ::testing::ValuesIn(kBad),

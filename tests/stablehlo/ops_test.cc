@@ -159,6 +159,32 @@ const Case kCases[] = {
      "(tuple<tensor<2xi32>, tensor<2xf32>>) -> tensor<2xi32>\n    \"func.return\"(%2) : "
      "(tensor<2xi32>) -> ()",
      "(%arg0: tensor<2xf32>) -> tensor<2xi32>"},
+    {"convolution",
+     "HloModule m\nENTRY e {\n a = f32[1,5,5,2] parameter(0)\n k = f32[3,3,2,4] parameter(1)\n "
+     "ROOT c = "
+     "f32[1,3,3,4] convolution(a, k), window={size=3x3 stride=2x2 pad=1_1x1_1}, "
+     "dim_labels=b01f_01io->b01f\n}",
+     "    %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, "
+     "1, "
+     "f], window = {stride = [2, 2], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, "
+     "1], "
+     "reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, "
+     "precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : "
+     "(tensor<1x5x5x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x3x3x4xf32>\n    return %0 : "
+     "tensor<1x3x3x4xf32>",
+     "    %0 = \"stablehlo.convolution\"(%arg0, %arg1) {batch_group_count = 1 : i64, "
+     "dimension_numbers = #stablehlo.conv<raw input_batch_dimension = 0, input_feature_dimension = "
+     "3, "
+     "input_spatial_dimensions = [1, 2], kernel_input_feature_dimension = 2, "
+     "kernel_output_feature_dimension = 3, kernel_spatial_dimensions = [0, 1], "
+     "output_batch_dimension "
+     "= 0, output_feature_dimension = 3, output_spatial_dimensions = [1, 2]>, feature_group_count "
+     "= 1 "
+     ": i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, rhs_dilation = "
+     "array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 2, "
+     "2>} : (tensor<1x5x5x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x3x3x4xf32>\n    "
+     "\"func.return\"(%0) : (tensor<1x3x3x4xf32>) -> ()",
+     "(%arg0: tensor<1x5x5x2xf32>, %arg1: tensor<3x3x2x4xf32>) -> tensor<1x3x3x4xf32>"},
     {"concatenate_slice_reverse",
      "HloModule m\nENTRY e {\n a = s32[4,2] parameter(0)\n b = s32[4,3] parameter(1)\n c = "
      "s32[4,5] "
