@@ -9,11 +9,11 @@
 #include "hlo/lexer.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
-#include "stablehlo/convolution.h"
 #include "stablehlo/dense.h"
 #include "stablehlo/ops.h"
 #include "stablehlo/parser.h"
 #include "stablehlo/types.h"
+#include "stablehlo/window.h"
 #include "support/strings.h"
 
 namespace tacit::stablehlo {
@@ -360,6 +360,21 @@ std::vector<HloInstruction*> Converter::build(Scope& s, const Op& op, const OpIn
       std::vector<HloInstruction*> results;
       for (size_t i = 0; i < n; ++i)
         results.push_back(b.getTupleElement(reduce, static_cast<int64_t>(i)));
+      return results;
+    }
+    case OpForm::kReduceWindow: {
+      if (x.size() < 2 || x.size() % 2 != 0)
+        failAt(op.loc, "'stablehlo.reduce_window' takes inputs and as many initial values");
+      const size_t n = x.size() / 2;
+      hlo::HloAttributes attrs;
+      attrs.window =
+          reduceWindowWindow(file_, op, x[0]->shape().isArray() ? x[0]->shape().rank() : 0);
+      attrs.called.push_back({"to_apply", {reducer(op, x)}, false});
+      HloInstruction* rw = b.add(HloOpcode::kReduceWindow, x, attrs);
+      if (n == 1) return {rw};
+      std::vector<HloInstruction*> results;
+      for (size_t i = 0; i < n; ++i)
+        results.push_back(b.getTupleElement(rw, static_cast<int64_t>(i)));
       return results;
     }
     case OpForm::kReducePrecision: {

@@ -50,6 +50,7 @@ constexpr OpInfo kOps[] = {
     {"stablehlo.power", HloOpcode::kPower, OpForm::kElementwise},
     {"stablehlo.real", HloOpcode::kReal, OpForm::kElementwise},
     {"stablehlo.reduce", HloOpcode::kReduce, OpForm::kReduce},
+    {"stablehlo.reduce_window", HloOpcode::kReduceWindow, OpForm::kReduceWindow},
     {"stablehlo.reduce_precision", HloOpcode::kReducePrecision, OpForm::kReducePrecision},
     {"stablehlo.remainder", HloOpcode::kRemainder, OpForm::kElementwise},
     {"stablehlo.reshape", HloOpcode::kReshape, OpForm::kElementwise},

@@ -27,6 +27,7 @@ enum class OpForm {
   kDot,  // the legacy stablehlo.dot (read only; written as dot_general)
   kConvolution,
   kReduce,
+  kReduceWindow,
   kReducePrecision,
   kTuple,
   kGetTupleElement,

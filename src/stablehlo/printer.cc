@@ -5,11 +5,11 @@
 #include <set>
 
 #include "hlo/printer.h"
-#include "stablehlo/convolution.h"
 #include "stablehlo/dense.h"
 #include "stablehlo/ops.h"
 #include "stablehlo/parser.h"
 #include "stablehlo/types.h"
+#include "stablehlo/window.h"
 #include "support/strings.h"
 
 namespace tacit::stablehlo {
@@ -151,11 +151,6 @@ void Printer::reduce(const HloInstruction& inst, const std::string& indent,
   // the regions it reads.
   if (++region_depth_ > kMaxNestingDepth)
     unsupported(inst, "nests reducers deeper than " + std::to_string(kMaxNestingDepth) + " levels");
-  out_ += indent + lhs + "stablehlo.reduce";
-  for (int64_t i = 0; i < n; ++i) {
-    out_ +=
-        (i ? ", (" : "(") + value(inst.operand(i)) + " init: " + value(inst.operand(n + i)) + ")";
-  }
   std::vector<std::string> results;
   if (n == 1) {
     results.push_back(type(inst));
@@ -163,10 +158,32 @@ void Printer::reduce(const HloInstruction& inst, const std::string& indent,
     for (const hlo::Shape& s : inst.shape().tupleShapes())
       results.push_back(typeText(s));
   }
+  const std::string result_types = n == 1 ? results[0] : "(" + join(results, ", ") + ")";
+  if (inst.opcode() == HloOpcode::kReduceWindow) {
+    // reduce_window has no pretty form: the generic one, its region's block taking every
+    // accumulator, then every value.
+    if (!inst.attrs().window) unsupported(inst, "has no window");
+    out_ += indent + lhs + "\"stablehlo.reduce_window\"(" +
+            joinWith(inst.operands(), ", ", [this](const HloInstruction* o) { return value(o); }) +
+            ") " + reduceWindowProperties(*inst.attrs().window) + " ({\n";
+    nameValues(*r);
+    out_ += indent + "^bb0(" +
+            joinWith(r->parameters(), ", ",
+                     [this](const HloInstruction* p) { return value(p) + ": " + type(*p); }) +
+            "):\n";
+    body(*r, indent + "  ", /*region=*/true);
+    out_ += indent + "}) : (" + operandTypes(inst) + ") -> " + result_types + "\n";
+    --region_depth_;
+    return;
+  }
+  out_ += indent + lhs + "stablehlo.reduce";
+  for (int64_t i = 0; i < n; ++i) {
+    out_ +=
+        (i ? ", (" : "(") + value(inst.operand(i)) + " init: " + value(inst.operand(n + i)) + ")";
+  }
   out_ +=
       " across dimensions = " + intList(inst.attrs().dimensions.value_or(std::vector<int64_t>{})) +
-      " : (" + operandTypes(inst) + ") -> " +
-      (n == 1 ? results[0] : "(" + join(results, ", ") + ")") + "\n";
+      " : (" + operandTypes(inst) + ") -> " + result_types + "\n";
   nameValues(*r);
   out_ += indent + " reducer";
   for (int64_t i = 0; i < n; ++i) {
@@ -185,15 +202,18 @@ void Printer::instruction(const HloInstruction& inst, const std::string& indent)
   const HloOpcode op = inst.opcode();
   if (op == HloOpcode::kParameter) return;
   const std::string lhs = value(&inst) + " = ";
-  if (op == HloOpcode::kGetTupleElement && inst.operand(0)->opcode() == HloOpcode::kReduce &&
-      inst.operand(0)->operandCount() > 2) {
-    // A result of a variadic reduce: %r#i.
+  // A variadic reduce (or reduce_window) has several results in StableHLO, a tuple in HLO.
+  auto multiResult = [](const HloInstruction* i) {
+    return (i->opcode() == HloOpcode::kReduce || i->opcode() == HloOpcode::kReduceWindow) &&
+           i->operandCount() > 2;
+  };
+  if (op == HloOpcode::kGetTupleElement && inst.operandCount() == 1 &&
+      multiResult(inst.operand(0))) {
     names_[&inst] = value(inst.operand(0)) + "#" + std::to_string(inst.attrs().index.value_or(0));
     return;
   }
   for (const HloInstruction* o : inst.operands()) {
-    if (o->opcode() == HloOpcode::kReduce && o->operandCount() > 2 &&
-        op != HloOpcode::kGetTupleElement)
+    if (multiResult(o) && op != HloOpcode::kGetTupleElement)
       unsupported(inst, "uses a variadic reduce's tuple other than through get-tuple-element");
   }
   const OpInfo* info = opFor(op);
@@ -311,7 +331,8 @@ void Printer::instruction(const HloInstruction& inst, const std::string& indent)
              " : i64} : " + functionType(inst);
       break;
     }
-    case OpForm::kReduce: {
+    case OpForm::kReduce:
+    case OpForm::kReduceWindow: {
       const int64_t n = inst.operandCount() / 2;
       reduce(inst, indent, n == 1 ? lhs : value(&inst) + ":" + std::to_string(n) + " = ");
       return;
@@ -410,7 +431,8 @@ std::string Printer::run() {
     for (const auto& inst : c->instructions()) {
       if (inst->opcode() == HloOpcode::kCall) {
         if (const HloComputation* callee = inst->called("to_apply")) functions.insert(callee);
-      } else if (inst->opcode() != HloOpcode::kReduce && !inst->attrs().called.empty()) {
+      } else if (inst->opcode() != HloOpcode::kReduce &&
+                 inst->opcode() != HloOpcode::kReduceWindow && !inst->attrs().called.empty()) {
         if (!opFor(inst->opcode())) unsupported(*inst, "has no StableHLO op in tacit's subset");
         unsupported(*inst, "calls a computation tacit's StableHLO output cannot write");
       }

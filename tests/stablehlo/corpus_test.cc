@@ -23,6 +23,11 @@
 namespace tacit::stablehlo {
 namespace {
 
+// reduce and reduce-window: their reducers are regions in StableHLO.
+bool isReduction(const hlo::HloInstruction& inst) {
+  return inst.opcode() == hlo::HloOpcode::kReduce || inst.opcode() == hlo::HloOpcode::kReduceWindow;
+}
+
 // The module's computations as printed HLO, normalised as the file comment says. Reducers are
 // compared by body: their instructions get canonical names (a region inlined twice, or whose names
 // its function already uses, is renamed in the text), reducers of one body are one, and each is
@@ -47,8 +52,7 @@ std::multiset<std::string> normalised(const hlo::HloModule& original) {
       // A group count of 1 is the default StableHLO always writes and the conversion leaves out.
       if (inst->attrs().feature_group_count == 1) inst->attrs().feature_group_count.reset();
       if (inst->attrs().batch_group_count == 1) inst->attrs().batch_group_count.reset();
-      if (inst->opcode() == hlo::HloOpcode::kReduce && inst->called("to_apply"))
-        reducers.insert(inst->called("to_apply"));
+      if (isReduction(*inst) && inst->called("to_apply")) reducers.insert(inst->called("to_apply"));
     }
   }
   for (const auto& c : m->computations())
@@ -68,7 +72,7 @@ std::multiset<std::string> normalised(const hlo::HloModule& original) {
   std::multiset<std::string> out;
   for (hlo::HloComputation* f : functions) {
     for (const auto& inst : f->instructions()) {
-      if (inst->opcode() != hlo::HloOpcode::kReduce) continue;
+      if (!isReduction(*inst)) continue;
       for (hlo::CalledComputations& called : inst->attrs().called) {
         for (hlo::HloComputation*& c : called.computations) {
           c = representative.at(c);

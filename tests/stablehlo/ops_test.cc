@@ -287,6 +287,32 @@ const Case kCases[] = {
      "   }) : (tensor<4x6xf32>, tensor<f32>) -> tensor<6xf32>\n    \"func.return\"(%0) : "
      "(tensor<6xf32>) -> ()",
      "(%arg0: tensor<4x6xf32>) -> tensor<6xf32>"},
+    {"reduce_window",
+     "HloModule m\nadd (x: f32[], y: f32[]) -> f32[] {\n x = f32[] parameter(0)\n y = f32[] "
+     "parameter(1)\n ROOT s = f32[] add(x, y)\n}\nENTRY e {\n a = f32[4,5] parameter(0)\n c = "
+     "f32[] "
+     "constant(0)\n ROOT r = f32[2,3] reduce-window(a, c), window={size=2x3 stride=2x2 pad=0_1x1_1 "
+     "rhs_dilate=1x1}, to_apply=add\n}",
+     "    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>\n    %0 = "
+     "\"stablehlo.reduce_window\"(%arg0, %cst) <{padding = dense<[[0, 1], [1, 1]]> : "
+     "tensor<2x2xi64>, "
+     "window_dimensions = array<i64: 2, 3>, window_strides = array<i64: 2, 2>}> ({\n    ^bb0(%x: "
+     "tensor<f32>, %y: tensor<f32>):\n      %1 = stablehlo.add %x, %y : tensor<f32>\n      "
+     "stablehlo.return %1 : tensor<f32>\n    }) : (tensor<4x5xf32>, tensor<f32>) -> "
+     "tensor<2x3xf32>\n"
+     "    return %0 : tensor<2x3xf32>",
+     "    %cst = \"stablehlo.constant\"() <{value = dense<0.0> : tensor<f32>}> : () -> "
+     "tensor<f32>\n    "
+     "%0 = \"stablehlo.reduce_window\"(%arg0, %cst) ({\n    ^bb0(%x: tensor<f32>, %y: "
+     "tensor<f32>):\n      "
+     "%1 = \"stablehlo.add\"(%x, %y) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n      "
+     "\"stablehlo.return\"(%1) : (tensor<f32>) -> ()\n    }) {base_dilations = array<i64: 1, 1>, "
+     "padding = dense<[[0, 1], [1, 1]]> : tensor<2x2xi64>, window_dilations = array<i64: 1, 1>, "
+     "window_dimensions = array<i64: 2, 3>, window_strides = array<i64: 2, 2>} : "
+     "(tensor<4x5xf32>, tensor<f32>) -> tensor<2x3xf32>\n    \"func.return\"(%0) : "
+     "(tensor<2x3xf32>) "
+     "-> ()",
+     "(%arg0: tensor<4x5xf32>) -> tensor<2x3xf32>"},
     {"reduce_applies",
      "HloModule m\nadd (x: s32[], y: s32[]) -> s32[] {\n x = s32[] parameter(0)\n y = s32[] "
      "parameter(1)\n ROOT s = s32[] add(x, y)\n}\nENTRY e {\n a = s32[4,6] parameter(0)\n c = "

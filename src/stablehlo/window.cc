@@ -1,4 +1,4 @@
-#include "stablehlo/convolution.h"
+#include "stablehlo/window.h"
 
 #include <algorithm>
 
@@ -164,6 +164,52 @@ hlo::HloAttributes convolutionAttributes(const SourceFile& file, const Op& op,
     }
   }
   return attrs;
+}
+
+std::vector<hlo::WindowDim> reduceWindowWindow(const SourceFile& file, const Op& op, int64_t rank) {
+  Reader r{file, op};
+  const size_t n = static_cast<size_t>(std::max<int64_t>(rank, 0));
+  if (!op.attrs.find("window_dimensions")) r.bad(op.loc, "needs window_dimensions");
+  const std::vector<int64_t> sizes = r.field("window_dimensions", n, 1);
+  const std::vector<int64_t> strides = r.field("window_strides", n, 1);
+  const std::vector<int64_t> base = r.field("base_dilations", n, 1);
+  const std::vector<int64_t> dilations = r.field("window_dilations", n, 1);
+  const std::vector<int64_t> padding = r.field("padding", 2 * n, 0);
+  std::vector<hlo::WindowDim> window(n);
+  for (size_t k = 0; k < n; ++k) {
+    window[k].size = sizes[k];
+    window[k].stride = strides[k];
+    window[k].lhs_dilation = base[k];
+    window[k].rhs_dilation = dilations[k];
+    window[k].pad_lo = padding[2 * k];
+    window[k].pad_hi = padding[2 * k + 1];
+  }
+  return window;
+}
+
+std::string reduceWindowProperties(const std::vector<hlo::WindowDim>& window) {
+  auto list = [&window](auto get) { return "array<i64: " + joinWith(window, ", ", get) + ">"; };
+  auto any = [&window](auto pred) { return std::any_of(window.begin(), window.end(), pred); };
+  std::vector<std::string> fields;  // in MLIR's order: alphabetical
+  if (any([](const hlo::WindowDim& w) { return w.lhs_dilation != 1; }))
+    fields.push_back("base_dilations = " +
+                     list([](const hlo::WindowDim& w) { return w.lhs_dilation; }));
+  if (any([](const hlo::WindowDim& w) { return w.pad_lo != 0 || w.pad_hi != 0; })) {
+    fields.push_back("padding = dense<[" +
+                     joinWith(window, ", ",
+                              [](const hlo::WindowDim& w) {
+                                return "[" + std::to_string(w.pad_lo) + ", " +
+                                       std::to_string(w.pad_hi) + "]";
+                              }) +
+                     "]> : tensor<" + std::to_string(window.size()) + "x2xi64>");
+  }
+  if (any([](const hlo::WindowDim& w) { return w.rhs_dilation != 1; }))
+    fields.push_back("window_dilations = " +
+                     list([](const hlo::WindowDim& w) { return w.rhs_dilation; }));
+  fields.push_back("window_dimensions = " + list([](const hlo::WindowDim& w) { return w.size; }));
+  if (any([](const hlo::WindowDim& w) { return w.stride != 1; }))
+    fields.push_back("window_strides = " + list([](const hlo::WindowDim& w) { return w.stride; }));
+  return "<{" + join(fields, ", ") + "}>";
 }
 
 std::string convDimensionsText(const hlo::ConvDims& d) {
