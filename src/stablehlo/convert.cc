@@ -78,9 +78,10 @@ class Converter {
 
   HloComputation* function(const std::string& name, SourceLoc use);
   // Builds a block's computation; `results` names the single result (jax.result_info).
+  // tuple_args: the block's arguments are the elements of one tuple parameter (a while loop's
+  // condition and body over several values, as HLO's while carries one value).
   std::unique_ptr<HloComputation> block(const Region& region, const std::string& name,
-                                        const std::vector<std::string>& arg_names,
-                                        const std::vector<Type>* result_types,
+                                        bool tuple_args, const std::vector<Type>* result_types,
                                         const std::string& result_name);
   void op(Scope& s, const Op& op);
   std::vector<HloInstruction*> build(Scope& s, const Op& op, const OpInfo& info,
@@ -187,9 +188,8 @@ HloComputation* Converter::reducer(const Op& op, const std::vector<HloInstructio
     return addShared(b.build());
   }
   if (op.regions.size() != 1) failAt(op.loc, "'" + op.name + "' needs one region, its reducer");
-  std::vector<std::string> arg_names;
-  return addShared(
-      block(op.regions[0], "region_" + std::to_string(regions_++), arg_names, nullptr, ""));
+  return addShared(block(op.regions[0], "region_" + std::to_string(regions_++),
+                         /*tuple_args=*/false, nullptr, ""));
 }
 
 std::vector<HloInstruction*> Converter::build(Scope& s, const Op& op, const OpInfo& info,
@@ -377,6 +377,36 @@ std::vector<HloInstruction*> Converter::build(Scope& s, const Op& op, const OpIn
         results.push_back(b.getTupleElement(rw, static_cast<int64_t>(i)));
       return results;
     }
+    case OpForm::kWhile: {
+      // HLO's while carries one value: several operands travel as a tuple, the condition and the
+      // body take it apart, and the results are its elements.
+      if (x.empty()) failAt(op.loc, "'stablehlo.while' needs at least one operand");
+      if (op.regions.size() != 2)
+        failAt(op.loc, "'stablehlo.while' needs two regions, cond and do");
+      const bool tupled = x.size() > 1;
+      for (const Region& r : op.regions) {
+        if (r.args.size() != x.size())
+          failAt(r.loc, "the region takes " + std::to_string(r.args.size()) +
+                            " arguments; the loop carries " + std::to_string(x.size()) + " values");
+      }
+      hlo::HloAttributes attrs;
+      attrs.called.push_back(
+          {"condition",
+           {addShared(
+               block(op.regions[0], "region_" + std::to_string(regions_++), tupled, nullptr, ""))},
+           false});
+      attrs.called.push_back(
+          {"body",
+           {addShared(
+               block(op.regions[1], "region_" + std::to_string(regions_++), tupled, nullptr, ""))},
+           false});
+      HloInstruction* loop = b.add(HloOpcode::kWhile, {tupled ? b.tuple(x) : x[0]}, attrs);
+      if (!tupled) return {loop};
+      std::vector<HloInstruction*> results;
+      for (size_t i = 0; i < x.size(); ++i)
+        results.push_back(b.getTupleElement(loop, static_cast<int64_t>(i)));
+      return results;
+    }
     case OpForm::kReducePrecision: {
       arity(1, 1);
       hlo::HloAttributes attrs;
@@ -491,18 +521,26 @@ void Converter::op(Scope& s, const Op& o) {
 }
 
 std::unique_ptr<HloComputation> Converter::block(const Region& region, const std::string& name,
-                                                 const std::vector<std::string>& arg_names,
+                                                 bool tuple_args,
                                                  const std::vector<Type>* result_types,
                                                  const std::string& result_name) {
   Scope s(name);
+  HloInstruction* tuple = nullptr;
+  if (tuple_args) {
+    std::vector<Shape> shapes;
+    for (const BlockArg& arg : region.args)
+      shapes.push_back(arg.type.shape);
+    tuple = s.b.parameter(0, Shape::tuple(std::move(shapes)));
+  }
   for (size_t i = 0; i < region.args.size(); ++i) {
     const BlockArg& arg = region.args[i];
     if (arg.type.kind == Type::Kind::kOther)
       failAt(arg.type.loc, "type '" + arg.type.text + "' is not supported");
-    std::string hlo_name = i < arg_names.size() ? arg_names[i] : std::string();
-    if (hlo_name.empty() && isHloName(arg.loc_name)) hlo_name = arg.loc_name;
+    std::string hlo_name;
+    if (isHloName(arg.loc_name)) hlo_name = arg.loc_name;
     if (hlo_name.empty() && isHloName(arg.name)) hlo_name = arg.name;
-    HloInstruction* p = s.b.parameter(static_cast<int64_t>(i), arg.type.shape);
+    HloInstruction* p = tuple ? s.b.getTupleElement(tuple, static_cast<int64_t>(i))
+                              : s.b.parameter(static_cast<int64_t>(i), arg.type.shape);
     if (!hlo_name.empty()) s.desired[p] = hlo_name;
     if (!s.values.emplace(arg.name, p).second)
       failAt(arg.loc, "argument %" + arg.name + " is defined twice");
@@ -561,13 +599,12 @@ HloComputation* Converter::function(const std::string& name, SourceLoc use) {
         info->text != "result")
       result_name = info->text;
   }
-  std::vector<std::string> arg_names;
   std::string comp_name =
       isHloName(f.name) ? f.name : "function_" + std::to_string(converted_.size());
   if (out_->findComputation(comp_name))
     comp_name += "." + std::to_string(out_->computations().size());
   std::unique_ptr<HloComputation> c =
-      block(f.body, comp_name, arg_names, &f.result_types, result_name);
+      block(f.body, comp_name, /*tuple_args=*/false, &f.result_types, result_name);
   c->setLoc(f.loc);
   HloComputation* added = out_->addComputation(std::move(c));
   in_progress_.erase(name);

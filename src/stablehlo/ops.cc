@@ -71,6 +71,7 @@ constexpr OpInfo kOps[] = {
     {"stablehlo.tanh", HloOpcode::kTanh, OpForm::kElementwise},
     {"stablehlo.transpose", HloOpcode::kTranspose, OpForm::kTranspose},
     {"stablehlo.tuple", HloOpcode::kTuple, OpForm::kTuple},
+    {"stablehlo.while", HloOpcode::kWhile, OpForm::kWhile},
     {"stablehlo.xor", HloOpcode::kXor, OpForm::kElementwise},
     {"func.call", HloOpcode::kCall, OpForm::kCall},
     {"func.return", HloOpcode::kUnknown, OpForm::kReturn},

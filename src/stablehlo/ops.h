@@ -28,6 +28,7 @@ enum class OpForm {
   kConvolution,
   kReduce,
   kReduceWindow,
+  kWhile,
   kReducePrecision,
   kTuple,
   kGetTupleElement,

@@ -143,7 +143,8 @@ void Parser::parsePrettyOp(Op& op) {
          "tacit reads the StableHLO subset JAX's exports use (docs/stablehlo.md)");
   }
   const std::string_view short_name = std::string_view(n).substr(n.find('.') + 1);
-  if (lex_.peek().is(Tok::kLParen) && short_name != "reduce" && short_name != "convolution") {
+  if (lex_.peek().is(Tok::kLParen) && short_name != "reduce" && short_name != "convolution" &&
+      short_name != "while") {
     // The generic tail after a bare op name (`stablehlo.constant() <{value = ...}> : ...`).
     parseGenericOp(op);
     return;
@@ -323,6 +324,43 @@ void Parser::parsePrettyOp(Op& op) {
       }
     }
     functionType();
+    return done();
+  }
+  if (short_name == "while") {
+    // (%iterArg = %x, ...) : T, ... cond { ... } do { ... }: both regions take the iterArgs.
+    Region args;
+    expect(Tok::kLParen, "'(' and the loop's '%iterArg = %init' pairs");
+    if (!accept(Tok::kRParen)) {
+      do {
+        BlockArg arg;
+        Token name = expect(Tok::kValue, "a loop argument (%iterArg)");
+        arg.name = name.text;
+        arg.loc = locOf(name.begin);
+        expect(Tok::kEqual, "'=' and the loop argument's initial value");
+        op.operands.push_back(parseValueRef());
+        args.args.push_back(std::move(arg));
+        countValues(1, op.loc);
+      } while (accept(Tok::kComma));
+      expect(Tok::kRParen, "',' or ')' after the loop arguments");
+    }
+    parseOptionalAttrDict(op.attrs);
+    expect(Tok::kColon, "':' and the types of the loop arguments");
+    op.operand_types = parseTypeList();
+    if (op.operand_types.size() != args.args.size())
+      fail(file.name(), op.loc,
+           "'stablehlo.while' lists " + std::to_string(op.operand_types.size()) + " types for " +
+               std::to_string(args.args.size()) + " loop arguments");
+    for (size_t i = 0; i < args.args.size(); ++i)
+      args.args[i].type = op.operand_types[i];
+    op.result_types = op.operand_types;
+    parseOptionalAttrDict(op.attrs);
+    for (const char* part : {"cond", "do"}) {
+      expectIdent(part, std::string("and the loop's ") + (part[0] == 'c' ? "condition" : "body"));
+      Region region;
+      parseRegionBody(region, /*allow_label=*/false);
+      region.args = args.args;
+      op.regions.push_back(std::move(region));
+    }
     return done();
   }
   if (short_name == "reduce_precision") {

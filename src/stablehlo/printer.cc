@@ -91,6 +91,9 @@ class Printer {
   void body(const HloComputation& c, const std::string& indent, bool region);
   void instruction(const HloInstruction& inst, const std::string& indent);
   void reduce(const HloInstruction& inst, const std::string& indent, const std::string& lhs);
+  // A computation as a region of a generic op: `^bb0(%p: T, ...):` and its body.
+  void genericRegion(const HloComputation& c, const std::string& indent);
+  void whileLoop(const HloInstruction& inst, const std::string& indent, const std::string& lhs);
   // Names the values of `c`, renaming those its enclosing function already defines.
   void nameValues(const HloComputation& c);
 
@@ -166,12 +169,7 @@ void Printer::reduce(const HloInstruction& inst, const std::string& indent,
     out_ += indent + lhs + "\"stablehlo.reduce_window\"(" +
             joinWith(inst.operands(), ", ", [this](const HloInstruction* o) { return value(o); }) +
             ") " + reduceWindowProperties(*inst.attrs().window) + " ({\n";
-    nameValues(*r);
-    out_ += indent + "^bb0(" +
-            joinWith(r->parameters(), ", ",
-                     [this](const HloInstruction* p) { return value(p) + ": " + type(*p); }) +
-            "):\n";
-    body(*r, indent + "  ", /*region=*/true);
+    genericRegion(*r, indent);
     out_ += indent + "}) : (" + operandTypes(inst) + ") -> " + result_types + "\n";
     --region_depth_;
     return;
@@ -195,6 +193,35 @@ void Printer::reduce(const HloInstruction& inst, const std::string& indent,
   out_ += " {\n";
   body(*r, indent + "  ", /*region=*/true);
   out_ += indent + "}\n";
+  --region_depth_;
+}
+
+void Printer::genericRegion(const HloComputation& c, const std::string& indent) {
+  nameValues(c);
+  out_ += indent + "^bb0(" +
+          joinWith(c.parameters(), ", ",
+                   [this](const HloInstruction* p) { return value(p) + ": " + type(*p); }) +
+          "):\n";
+  body(c, indent + "  ", /*region=*/true);
+}
+
+void Printer::whileLoop(const HloInstruction& inst, const std::string& indent,
+                        const std::string& lhs) {
+  // The generic form: HLO's condition and body name their parameters apart, and the pretty form
+  // gives both regions the same names. The one carried value stays one (a tuple stays a tuple).
+  const HloComputation* cond = inst.called("condition");
+  const HloComputation* body_c = inst.called("body");
+  for (const HloComputation* c : {cond, body_c}) {
+    if (!c || c->parameterCount() != 1 || !c->parameter(0))
+      unsupported(inst, "has no condition and body of one parameter");
+  }
+  if (++region_depth_ > kMaxNestingDepth)
+    unsupported(inst, "nests loops deeper than " + std::to_string(kMaxNestingDepth) + " levels");
+  out_ += indent + lhs + "\"stablehlo.while\"(" + value(inst.operand(0)) + ") ({\n";
+  genericRegion(*cond, indent);
+  out_ += indent + "}, {\n";
+  genericRegion(*body_c, indent);
+  out_ += indent + "}) : (" + operandTypes(inst) + ") -> " + type(inst) + "\n";
   --region_depth_;
 }
 
@@ -337,6 +364,9 @@ void Printer::instruction(const HloInstruction& inst, const std::string& indent)
       reduce(inst, indent, n == 1 ? lhs : value(&inst) + ":" + std::to_string(n) + " = ");
       return;
     }
+    case OpForm::kWhile:
+      whileLoop(inst, indent, lhs);
+      return;
     case OpForm::kReducePrecision:
       line += " " + operands + ", format = e" + std::to_string(a.exponent_bits.value_or(0)) + "m" +
               std::to_string(a.mantissa_bits.value_or(0)) + " : " + type(inst);
@@ -432,7 +462,8 @@ std::string Printer::run() {
       if (inst->opcode() == HloOpcode::kCall) {
         if (const HloComputation* callee = inst->called("to_apply")) functions.insert(callee);
       } else if (inst->opcode() != HloOpcode::kReduce &&
-                 inst->opcode() != HloOpcode::kReduceWindow && !inst->attrs().called.empty()) {
+                 inst->opcode() != HloOpcode::kReduceWindow &&
+                 inst->opcode() != HloOpcode::kWhile && !inst->attrs().called.empty()) {
         if (!opFor(inst->opcode())) unsupported(*inst, "has no StableHLO op in tacit's subset");
         unsupported(*inst, "calls a computation tacit's StableHLO output cannot write");
       }

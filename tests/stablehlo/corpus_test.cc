@@ -23,15 +23,39 @@
 namespace tacit::stablehlo {
 namespace {
 
-// reduce and reduce-window: their reducers are regions in StableHLO.
-bool isReduction(const hlo::HloInstruction& inst) {
-  return inst.opcode() == hlo::HloOpcode::kReduce || inst.opcode() == hlo::HloOpcode::kReduceWindow;
+// reduce, reduce-window and while: their computations are regions in StableHLO.
+bool hasRegions(const hlo::HloInstruction& inst) {
+  return inst.opcode() == hlo::HloOpcode::kReduce ||
+         inst.opcode() == hlo::HloOpcode::kReduceWindow || inst.opcode() == hlo::HloOpcode::kWhile;
 }
 
-// The module's computations as printed HLO, normalised as the file comment says. Reducers are
-// compared by body: their instructions get canonical names (a region inlined twice, or whose names
-// its function already uses, is renamed in the text), reducers of one body are one, and each is
-// named by its first use.
+// A computation printed with its parameters first, by number: StableHLO declares them first
+// (block arguments), HLO may interleave them with the instructions, an order without meaning.
+std::string paramsFirst(const hlo::HloComputation& c) {
+  std::string text = hlo::printComputation(c);
+  std::string header = text.substr(0, text.find('\n') + 1), rest;
+  std::map<int64_t, std::string> parameters;
+  for (size_t at = header.size(); at < text.size();) {
+    size_t end = text.find('\n', at);
+    end = end == std::string::npos ? text.size() : end + 1;
+    const std::string line = text.substr(at, end - at);
+    const size_t p = line.find(" parameter(");
+    if (p != std::string::npos) {
+      parameters[std::stoll(line.substr(p + 11))] = line;
+    } else {
+      rest += line;
+    }
+    at = end;
+  }
+  for (const auto& [number, line] : parameters)
+    header += line;
+  return header + rest;
+}
+
+// The module's computations as printed HLO, normalised as the file comment says. Region
+// computations (reducers, loop conditions and bodies) are compared by body: their instructions get
+// canonical names (a region inlined twice, or whose names its function already uses, is renamed in
+// the text), regions of one body are one, and each is named by its first use.
 std::multiset<std::string> normalised(const hlo::HloModule& original) {
   std::unique_ptr<hlo::HloModule> m = hlo::cloneModule(original);
   std::set<hlo::HloComputation*> reducers;
@@ -52,7 +76,10 @@ std::multiset<std::string> normalised(const hlo::HloModule& original) {
       // A group count of 1 is the default StableHLO always writes and the conversion leaves out.
       if (inst->attrs().feature_group_count == 1) inst->attrs().feature_group_count.reset();
       if (inst->attrs().batch_group_count == 1) inst->attrs().batch_group_count.reset();
-      if (isReduction(*inst) && inst->called("to_apply")) reducers.insert(inst->called("to_apply"));
+      if (hasRegions(*inst)) {
+        for (const hlo::CalledComputations& called : inst->attrs().called)
+          reducers.insert(called.computations.begin(), called.computations.end());
+      }
     }
   }
   for (const auto& c : m->computations())
@@ -63,49 +90,33 @@ std::multiset<std::string> normalised(const hlo::HloModule& original) {
   std::map<hlo::HloComputation*, hlo::HloComputation*> representative;
   for (hlo::HloComputation* r : reducers) {
     int n = 0;
-    for (const auto& inst : r->instructions())
-      inst->setName("v" + std::to_string(n++));
+    for (const auto& inst : r->instructions()) {
+      inst->setName(inst->opcode() == hlo::HloOpcode::kParameter
+                        ? "p" + std::to_string(inst->parameterNumber())
+                        : "v" + std::to_string(n++));
+    }
     r->setName("r");
-    representative[r] = by_body.emplace(hlo::printComputation(*r), r).first->second;
+    representative[r] = by_body.emplace(paramsFirst(*r), r).first->second;
   }
-  int named = 0;
-  std::multiset<std::string> out;
-  for (hlo::HloComputation* f : functions) {
-    for (const auto& inst : f->instructions()) {
-      if (!isReduction(*inst)) continue;
+  // Name regions by first use, functions first, then the regions they use, and so on.
+  std::vector<hlo::HloComputation*> order = functions;
+  for (size_t i = 0; i < order.size(); ++i) {
+    for (const auto& inst : order[i]->instructions()) {
+      if (!hasRegions(*inst)) continue;
       for (hlo::CalledComputations& called : inst->attrs().called) {
         for (hlo::HloComputation*& c : called.computations) {
           c = representative.at(c);
           if (c->name() == "r") {
-            c->setName("reducer." + std::to_string(named++));
-            out.insert(hlo::printComputation(*c));
+            c->setName("region." + std::to_string(order.size() - functions.size()));
+            order.push_back(c);
           }
         }
       }
     }
   }
-  // StableHLO declares the parameters first (block arguments); HLO may interleave them with the
-  // instructions, an order without meaning.
-  for (hlo::HloComputation* c : functions) {
-    std::string text = hlo::printComputation(*c);
-    std::string header = text.substr(0, text.find('\n') + 1), rest;
-    std::map<int64_t, std::string> parameters;
-    for (size_t at = header.size(); at < text.size();) {
-      size_t end = text.find('\n', at);
-      end = end == std::string::npos ? text.size() : end + 1;
-      const std::string line = text.substr(at, end - at);
-      const size_t p = line.find(" parameter(");
-      if (p != std::string::npos) {
-        parameters[std::stoll(line.substr(p + 11))] = line;
-      } else {
-        rest += line;
-      }
-      at = end;
-    }
-    for (const auto& [number, line] : parameters)
-      header += line;
-    out.insert(header + rest);
-  }
+  std::multiset<std::string> out;
+  for (hlo::HloComputation* c : order)
+    out.insert(paramsFirst(*c));
   return out;
 }
 

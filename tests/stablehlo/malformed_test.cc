@@ -41,9 +41,9 @@ TEST_P(Malformed, IsOneLocatedDiagnostic) {
 
 const Bad kBad[] = {
     {"unsupported_op",
-     wrap("    %0 = stablehlo.while(%iterArg = %arg0) : tensor<4xf32>\n    return %0 : "
-          "tensor<4xf32>"),
-     3, 10, "'stablehlo.while' is not supported; supported ops are stablehlo.abs"},
+     wrap("    %0 = stablehlo.fft %arg0, type = FFT, length = [4] : (tensor<4xf32>) -> "
+          "tensor<4xf32>\n    return %0 : tensor<4xf32>"),
+     3, 10, "'stablehlo.fft' is not supported; supported ops are stablehlo.abs"},
     {"unsupported_generic_op",
      wrap("    %0 = \"stablehlo.sort\"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : "
           "tensor<4xf32>"),

@@ -367,6 +367,47 @@ const Case kCases[] = {
      "tensor<8xi32>, tensor<f32>, tensor<i32>) -> (tensor<f32>, tensor<i32>)\n    "
      "\"func.return\"(%0#1, %0#0) : (tensor<i32>, tensor<f32>) -> ()",
      "(%arg0: tensor<8xf32>, %arg1: tensor<8xi32>) -> (tensor<i32>, tensor<f32>)"},
+    {"while_two_values",
+     "HloModule m\ncond (t: (s32[], f32[4])) -> pred[] {\n t = (s32[], f32[4]) parameter(0)\n i = "
+     "s32[] "
+     "get-tuple-element(t), index=0\n n = s32[] constant(3)\n ROOT c = pred[] compare(i, n), "
+     "direction=LT\n}\nbody (t: (s32[], f32[4])) -> (s32[], f32[4]) {\n t = (s32[], f32[4]) "
+     "parameter(0)\n i = s32[] get-tuple-element(t), index=0\n x = f32[4] get-tuple-element(t), "
+     "index=1\n one = s32[] constant(1)\n j = s32[] add(i, one)\n y = f32[4] multiply(x, x)\n ROOT "
+     "r "
+     "= (s32[], f32[4]) tuple(j, y)\n}\nENTRY e {\n a = f32[4] parameter(0)\n z = s32[] "
+     "constant(0)\n "
+     "t = (s32[], f32[4]) tuple(z, a)\n w = (s32[], f32[4]) while(t), condition=cond, body=body\n "
+     "ROOT o = f32[4] get-tuple-element(w), index=1\n}",
+     "    %c = stablehlo.constant dense<0> : tensor<i32>\n    %0:2 = stablehlo.while(%iterArg = "
+     "%c, "
+     "%iterArg_0 = %arg0) : tensor<i32>, tensor<4xf32>\n     cond {\n      %c_1 = "
+     "stablehlo.constant "
+     "dense<3> : tensor<i32>\n      %1 = stablehlo.compare  LT, %iterArg, %c_1,  SIGNED : "
+     "(tensor<i32>, tensor<i32>) -> tensor<i1>\n      stablehlo.return %1 : tensor<i1>\n    } do "
+     "{\n  "
+     "    %c_1 = stablehlo.constant dense<1> : tensor<i32>\n      %1 = stablehlo.add %iterArg, "
+     "%c_1 : "
+     "tensor<i32>\n      %2 = stablehlo.multiply %iterArg_0, %iterArg_0 : tensor<4xf32>\n      "
+     "stablehlo.return %1, %2 : tensor<i32>, tensor<4xf32>\n    }\n    return %0#1 : tensor<4xf32>",
+     "    %c = \"stablehlo.constant\"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>\n   "
+     " "
+     "%0:2 = \"stablehlo.while\"(%c, %arg0) ({\n    ^bb0(%i: tensor<i32>, %x: tensor<4xf32>):\n    "
+     "  "
+     "%n = \"stablehlo.constant\"() <{value = dense<3> : tensor<i32>}> : () -> tensor<i32>\n      "
+     "%1 "
+     "= \"stablehlo.compare\"(%i, %n) {comparison_direction = #stablehlo<comparison_direction LT>} "
+     ": "
+     "(tensor<i32>, tensor<i32>) -> tensor<i1>\n      \"stablehlo.return\"(%1) : (tensor<i1>) -> "
+     "()\n    }, {\n    ^bb0(%i: tensor<i32>, %x: tensor<4xf32>):\n      %one = "
+     "\"stablehlo.constant\"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>\n      %1 = "
+     "\"stablehlo.add\"(%i, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>\n      %2 = "
+     "\"stablehlo.multiply\"(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n      "
+     "\"stablehlo.return\"(%1, %2) : (tensor<i32>, tensor<4xf32>) -> ()\n    }) : (tensor<i32>, "
+     "tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>)\n    \"func.return\"(%0#1) : (tensor<4xf32>) "
+     "-> "
+     "()",
+     "(%arg0: tensor<4xf32>) -> tensor<4xf32>"},
     {"call_is_finite",
      "HloModule m\nf (x: f32[3]) -> pred[3] {\n x = f32[3] parameter(0)\n ROOT r = pred[3] "
      "is-finite(x)\n}\nENTRY e {\n a = f32[3] parameter(0)\n ROOT c = pred[3] call(a), "
