@@ -19,12 +19,12 @@
 #include "backend/compiler.h"
 #include "backend/report.h"
 #include "backend/verify.h"
-#include "hlo/parser.h"
 #include "hlo/verifier.h"
 #include "hlo_eval/evaluator.h"
 #include "isel/target.h"
 #include "oracle/machine.h"
 #include "oracle/tasm.h"
+#include "stablehlo/input.h"
 #include "support/source.h"
 #include "taidl/isa.h"
 #include "timing/timing.h"
@@ -125,7 +125,7 @@ std::pair<std::string, std::string> hloText(const std::string& text_or_path) {
 
 // The verified module of hloText's (text, where).
 std::unique_ptr<hlo::HloModule> module(const std::pair<std::string, std::string>& source) {
-  std::unique_ptr<hlo::HloModule> m = hlo::parseModule(source.first, source.second);
+  std::unique_ptr<hlo::HloModule> m = stablehlo::parseAnyModule(source.first, source.second);
   hlo::verifyModule(*m);
   return m;
 }

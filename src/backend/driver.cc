@@ -8,10 +8,10 @@
 #include "backend/report.h"
 #include "backend/verify.h"
 #include "egraph/dot.h"
-#include "hlo/parser.h"
 #include "hlo/verifier.h"
 #include "isel/explain.h"
 #include "oracle/tasm.h"
+#include "stablehlo/input.h"
 #include "support/diagnostic.h"
 #include "support/output.h"
 #include "support/progress.h"
@@ -306,7 +306,7 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
   if (request.rtol) vopts.rtol = *request.rtol;
 
   const std::string kernel_text = readFile(kernel_path);
-  auto kernel = hlo::parseModule(kernel_text, kernel_path);
+  auto kernel = stablehlo::parseAnyModule(kernel_text, kernel_path);
   hlo::verifyModule(*kernel);
   const isel::Target target(isa);  // once: the compile, --explain and --report share it
   TerminalProgress progress;       // a status line on stderr when it is a terminal

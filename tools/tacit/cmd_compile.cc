@@ -36,10 +36,10 @@ std::vector<CommandLineOption> compileOptions() {
   return options;
 }
 
-const Registration kCompile{
-    Command{"compile", "KERNEL.hlo",
-            "compile an HLO kernel for an ISA (instruction selection + Gecode allocation)",
-            std::string(backend::compileDescription()), compileOptions(), 1, 1, runCompile}};
+const Registration kCompile{Command{
+    "compile", "KERNEL.hlo",
+    "compile an HLO or StableHLO kernel for an ISA (instruction selection + Gecode allocation)",
+    std::string(backend::compileDescription()), compileOptions(), 1, 1, runCompile}};
 
 }  // namespace
 }  // namespace tacit::cli

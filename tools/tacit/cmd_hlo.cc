@@ -1,6 +1,6 @@
-// `tacit hlo check FILE...` and `tacit hlo print FILE [-o OUT]`: the HLO text front end on the
-// command line. Lit-style files with `// -----` separators are split and each part handled as one
-// module.
+// `tacit hlo check FILE...` and `tacit hlo print FILE [--stablehlo] [-o OUT]`: the HLO text front
+// end on the command line. Files may be HLO or StableHLO text (stablehlo::parseAnyModule);
+// lit-style files with `// -----` separators are split and each part handled as one module.
 #include <iostream>
 
 #include "cli.h"
@@ -8,6 +8,8 @@
 #include "hlo/printer.h"
 #include "hlo/shape_inference.h"
 #include "hlo/verifier.h"
+#include "stablehlo/input.h"
+#include "stablehlo/printer.h"
 #include "support/output.h"
 #include "support/source.h"
 #include "support/strings.h"
@@ -42,7 +44,7 @@ int runCheck(const Args& args) {
   for (const std::string& path : args.positionals()) {
     std::string text = readFile(path);
     for (const hlo::InputPart& part : hlo::splitInputFile(text)) {
-      auto module = hlo::parseModule(part.text, path, &warnings);
+      auto module = stablehlo::parseAnyModule(part.text, path, &warnings);
       printWarnings(warnings);
       hlo::verifyModule(*module);
       std::cout << path << ":" << part.first_line << ": " << summary(*module) << "\n";
@@ -55,11 +57,11 @@ int runPrint(const Args& args) {
   const std::string& path = args.positionals()[0];
   std::string out;
   DiagnosticSink warnings;
-  auto modules = hlo::parseModules(readFile(path), path, &warnings);
+  auto modules = stablehlo::parseAnyModules(readFile(path), path, &warnings);
   printWarnings(warnings);
   for (const auto& module : modules) {
     if (!out.empty()) out += "\n// -----\n\n";
-    out += hlo::printModule(*module);
+    out += args.has("stablehlo") ? stablehlo::printStableHlo(*module) : hlo::printModule(*module);
   }
   if (args.has("output") && args.has("o")) fail("give either -o or --output, not both");
   if (auto target = args.has("o") ? args.get("o") : args.get("output")) {
@@ -72,7 +74,7 @@ int runPrint(const Args& args) {
 
 Registration check_command{Command{"hlo check",
                                    "FILE...",
-                                   "parse and verify HLO text modules",
+                                   "parse and verify HLO or StableHLO text modules",
                                    "Parses each file (each `// -----` part of a lit-style file is "
                                    "one module), verifies it, and prints\n"
                                    "one line per module: name, computations, instructions, entry "
@@ -83,18 +85,20 @@ Registration check_command{Command{"hlo check",
                                    -1,
                                    runCheck}};
 
-Registration print_command{
-    Command{"hlo print",
-            "FILE",
-            "print HLO text in canonical form",
-            "Parses FILE and prints its modules in tacit's canonical HLO text (parts of a "
-            "lit-style file are\n"
-            "separated by `// -----`). The output parses back to the same module.",
-            {{"output", "FILE", "write to FILE (atomically) instead of stdout"},
-             {"o", "FILE", "same as --output"}},
-            1,
-            1,
-            runPrint}};
+Registration print_command{Command{
+    "hlo print",
+    "FILE",
+    "print HLO text in canonical form",
+    "Parses FILE and prints its modules in tacit's canonical HLO text (parts of a "
+    "lit-style file are\n"
+    "separated by `// -----`). The output parses back to the same module. FILE may be HLO or\n"
+    "StableHLO text; --stablehlo prints StableHLO (docs/stablehlo.md) instead of HLO.",
+    {{"stablehlo", "", "print StableHLO text (MLIR's pretty form, as JAX prints it)"},
+     {"output", "FILE", "write to FILE (atomically) instead of stdout"},
+     {"o", "FILE", "same as --output"}},
+    1,
+    1,
+    runPrint}};
 
 }  // namespace
 }  // namespace tacit::cli

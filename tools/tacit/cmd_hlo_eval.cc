@@ -16,6 +16,7 @@
 #include "hlo/verifier.h"
 #include "hlo_eval/evaluator.h"
 #include "hlo_eval/random_literal.h"
+#include "stablehlo/input.h"
 #include "support/output.h"
 #include "support/source.h"
 #include "support/strings.h"
@@ -116,7 +117,7 @@ int runEval(const Args& args) {
     fail(path, {},
          "the file holds " + std::to_string(parts.size()) + " modules; hlo eval takes one");
   }
-  auto module = hlo::parseModule(parts[0].text, path);
+  auto module = stablehlo::parseAnyModule(parts[0].text, path);
   hlo::verifyModule(*module);
   hlo::EvalOptions options;
   if (auto cap = args.getInt("max-while-iterations")) {

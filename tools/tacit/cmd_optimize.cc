@@ -10,10 +10,10 @@
 
 #include "backend/driver.h"
 #include "cli.h"
-#include "hlo/parser.h"
 #include "hlo/verifier.h"
 #include "optimize/optimizer.h"
 #include "oracle/tasm.h"
+#include "stablehlo/input.h"
 #include "support/output.h"
 #include "support/source.h"
 #include "taidl/isa.h"
@@ -41,7 +41,7 @@ int runOptimize(const Args& args) {
          "docs/optimize.md shows how to start a local server");
   if (url && replay) fail("give --llm or --replay, not both");
   taidl::Isa isa = taidl::loadIsaFile(*isa_path, backend::parseParamOverrides(args.all("param")));
-  auto kernel = hlo::parseModule(readFile(kernel_path), kernel_path);
+  auto kernel = stablehlo::parseAnyModule(readFile(kernel_path), kernel_path);
   hlo::verifyModule(*kernel);
 
   optimize::OptimizeOptions o;

@@ -7,10 +7,10 @@
 #include "backend/driver.h"
 #include "backend/tune.h"
 #include "cli.h"
-#include "hlo/parser.h"
 #include "hlo/verifier.h"
 #include "isel/target.h"
 #include "oracle/tasm.h"
+#include "stablehlo/input.h"
 #include "support/output.h"
 #include "support/source.h"
 #include "taidl/isa.h"
@@ -34,7 +34,7 @@ int runTune(const Args& args) {
   auto out_path = args.get("output");
   if (!out_path) fail("tacit tune needs -o OUT.tasm");
   taidl::Isa isa = taidl::loadIsaFile(*isa_path, backend::parseParamOverrides(args.all("param")));
-  auto kernel = hlo::parseModule(readFile(kernel_path), kernel_path);
+  auto kernel = stablehlo::parseAnyModule(readFile(kernel_path), kernel_path);
   hlo::verifyModule(*kernel);
   backend::TuneOptions tune;
   tune.method = methodOf(args.getOr("method", "multi"));
