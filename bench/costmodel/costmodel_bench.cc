@@ -13,7 +13,8 @@
 //     from scratch on the same k samples; tau on the held-out DIM=32 kernels, for k in
 //     {0, 10, 50, 200, all}, averaged over 5 draws of the samples; and across accelerators, AMX ->
 //     Gemmini DIM=16 (the same table, the target's kernels held out in turn). Three models: a
-//     regression of cycles, a ranking, and a regression of the cycles' ratio to the analytic bound.
+//     regression of cycles, a ranking, and a regression of the cycles' ratio to the probe's
+//     estimate.
 //
 // Usage: bench_costmodel [--quick] [--cache DIR]   (--quick: fewer kernels; DIR, default
 // costmodel-data: the dataset, built on the first run, read on the next)
@@ -182,8 +183,12 @@ void heldOut(const std::vector<Sample>& data, const std::vector<Shape>& shapes,
               tau_rank / n, std::exp(log_regret / n), tau_probe / n);
 }
 
-// The largest of the analytic bounds the shared features compute (the last, as log2(1 + cycles)).
+// What the ratio model scales: the probe's estimate of the cycles (a residual model of it), or,
+// where the probe did not run, the largest of the analytic bounds the shared features compute (the
+// last); both as log2(1 + cycles).
 double bound(const std::vector<float>& x) {
+  const double probe = std::exp2(static_cast<double>(x[costmodel::kProbeEstimate])) - 1;
+  if (probe >= 1) return probe;
   return std::max(1.0, std::exp2(static_cast<double>(x[costmodel::kShared - 1])) - 1);
 }
 
