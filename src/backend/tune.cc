@@ -18,6 +18,7 @@
 #include "backend/tiling.h"
 #include "backend/tiling_internal.h"
 #include "support/strings.h"
+#include "timing/probe.h"
 #include "timing/timing.h"
 
 namespace tacit::backend {
@@ -25,7 +26,10 @@ namespace {
 
 // Successive halving: the fractions of the instruction stream each rung simulates, and the share
 // of a rung's schedules the next one keeps.
-constexpr double kRungs[] = {1.0 / 64, 1.0 / 16, 1.0 / 4, 1.0};
+// Rung 0 is the probe (timing/probe.h: the loop nest cut to two and three iterations per loop,
+// extrapolated), then prefixes of the instruction stream, then the whole.
+constexpr double kProbe = 0;
+constexpr double kRungs[] = {kProbe, 1.0 / 16, 1.0 / 4, 1.0};
 constexpr size_t kKeep = 4;  // one in four go on
 
 using Clock = std::chrono::steady_clock;
@@ -62,6 +66,7 @@ std::string scheduleText(const TileSchedule& s) {
 }
 
 std::string fractionText(double f) {
+  if (f == kProbe) return "the probe";
   return f >= 1 ? "all" : "1/" + std::to_string(static_cast<int64_t>(std::lround(1 / f)));
 }
 
@@ -93,8 +98,9 @@ TuneEvaluation TuneEvaluation::parse(const std::string& text, const std::string&
   TuneEvaluation e;
   e.schedule = TileSchedule::parse(j["schedule"].dump(), file);
   for (const char* k : {"rung", "fraction"}) {
-    if (!j.contains(k) || !j[k].is_number() || !(j[k].get<double>() > 0) || j[k].get<double>() > 1)
-      return bad(std::string("\"") + k + "\" is a fraction in (0, 1]");
+    // (rung 0 is the probe; a probe that could not run simulated a fraction 0)
+    if (!j.contains(k) || !j[k].is_number() || !(j[k].get<double>() >= 0) || j[k].get<double>() > 1)
+      return bad(std::string("\"") + k + "\" is a fraction in [0, 1]");
   }
   for (const char* k : {"cycles", "instructions"}) {
     if (!j.contains(k) || !j[k].is_number_integer() ||
@@ -271,12 +277,18 @@ TuneResult Tuner::search(const TuneOptions& tune) {
       for (size_t i = next++; i < which.size(); i = next++) {
         if (reused[i]) continue;
         Candidate& c = candidates[which[i]];
+        const oracle::Program& p = c.result.program;
+        if (fraction == kProbe) {
+          const timing::Probe r = timing::probe(isa, p);
+          simulated[i] = r.instructions;
+          c.estimate = r.ran ? r.estimate : INT64_MAX;  // a cut that does not run goes last
+          continue;
+        }
         const int64_t want =
             fraction >= 1
                 ? c.instructions
                 : std::max(tune.min_prefix, static_cast<int64_t>(std::ceil(
                                                 static_cast<double>(c.instructions) * fraction)));
-        const oracle::Program& p = c.result.program;
         timing::Report r = want >= c.instructions
                                ? timing::simulate(isa, p, timing::zeroInputs(p))
                                : timing::simulatePrefix(isa, p, timing::zeroInputs(p), want);
@@ -318,8 +330,10 @@ TuneResult Tuner::search(const TuneOptions& tune) {
       return candidates[a].estimate < candidates[b].estimate;
     });
     const Candidate& best = candidates[which.front()];
-    log("  " + std::to_string(which.size()) + " simulated at " + fractionText(fraction) +
-        " of their instructions: best " + std::to_string(best.estimate) + " cycles" +
+    log("  " + std::to_string(which.size()) + " simulated " +
+        (fraction == kProbe ? "by the probe"
+                            : "at " + fractionText(fraction) + " of their instructions") +
+        ": best " + std::to_string(best.estimate) + " cycles" +
         (fraction < 1 ? " (extrapolated)" : "") + " " + scheduleText(best.schedule));
     return which;
   };
@@ -350,7 +364,9 @@ TuneResult Tuner::search(const TuneOptions& tune) {
       if (budget <= 0) {  // what successive halving spends on this many schedules
         size_t alive = all.size();
         for (double f : kRungs) {
-          budget += static_cast<double>(alive) * f;
+          // The probe's cost is not known before it runs: counted as a 1/64 prefix, about what
+          // it simulates in a tiled GEMM (docs/tuning.md).
+          budget += static_cast<double>(alive) * (f == kProbe ? 1.0 / 64 : f);
           alive = std::max<size_t>(1, (alive + kKeep - 1) / kKeep);
         }
       }

@@ -5,11 +5,12 @@
 // dimension, every loop order, the contraction whole or split in blocks of 1, 2 and 4 unit depths
 // with each buffer that can carry it, and 1, 2, 3, 4, 6 or 8 buffers. Every schedule's loop nest
 // is built (its tile kernels compiled once, shared); the search then spends timing-model
-// simulations, the expensive evaluations, by successive halving over fidelities: each surviving
-// schedule simulated on a prefix of its instruction stream (1/64, then 1/16, then 1/4 of it,
-// cycles extrapolated to the whole), the best quarter promoted each time, the last rung simulated
-// in full. Deterministic for a seed (the order of the space and the ties), and the simulations of
-// one rung run in parallel.
+// simulations, the expensive evaluations, by successive halving over fidelities: every schedule
+// estimated by the probe (timing/probe.h: its loop nest cut to two and three iterations per loop,
+// extrapolated), then the surviving ones simulated on a prefix of their instruction stream (1/16,
+// then 1/4 of it, cycles extrapolated to the whole), the best quarter promoted each time, the
+// last rung simulated in full. Deterministic for a seed (the order of the space and the ties), and
+// the simulations of one rung run in parallel.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +32,7 @@ enum class TuneMethod {
 
 struct TuneEvaluation {
   TileSchedule schedule;
-  double rung = 1;           // the fraction of the instruction stream asked for
+  double rung = 1;           // the fraction of the instruction stream asked for (0: the probe)
   double fraction = 1;       // of the instruction stream simulated
   int64_t cycles = 0;        // extrapolated from the prefix when fraction < 1
   int64_t instructions = 0;  // simulated

@@ -5,9 +5,8 @@
 #include <map>
 
 #include "hlo/dtype.h"
-#include "oracle/machine.h"
-#include "support/diagnostic.h"
 #include "taidl/walk.h"
+#include "timing/probe.h"
 #include "timing/timing.h"
 
 namespace tacit::costmodel {
@@ -192,47 +191,6 @@ class Walker {
   int max_depth_ = 0;
 };
 
-// Every loop of `body` cut to at most `trips` iterations.
-void cut(std::vector<oracle::Stmt>& body, int64_t trips) {
-  for (oracle::Stmt& s : body) {
-    if (s.kind != oracle::StmtKind::kLoop) continue;
-    // Bounds affine in outer loops keep their form: the cut loop starts where the loop does.
-    if (!s.hi.isConstant() || !s.lo.isConstant() || s.hi.constant - s.lo.constant > trips)
-      s.hi = s.lo + oracle::Affine(trips);
-    cut(s.body, trips);
-  }
-}
-
-// Calls the loop nest executes (bounds at their constant parts, as the walk above takes them).
-double executedCalls(const std::vector<oracle::Stmt>& body, double times) {
-  double n = 0;
-  for (const oracle::Stmt& s : body) {
-    if (s.kind == oracle::StmtKind::kLoop)
-      n += executedCalls(
-          s.body, times * static_cast<double>(std::max<int64_t>(0, s.hi.constant - s.lo.constant)));
-    else if (s.kind == oracle::StmtKind::kCall)
-      n += times;
-  }
-  return n;
-}
-
-// The timing model's cycles for `program` with every loop cut to `trips` iterations (zero
-// inputs: cycles never depend on values); -1 if it does not run (a constraint the cut violates).
-int64_t probeCycles(oracle::Machine& m, const oracle::Program& program, int64_t trips,
-                    double* executed) {
-  oracle::Program p = program;
-  cut(p.body, trips);
-  *executed = executedCalls(p.body, 1);
-  timing::Simulator sim(m.isa());
-  m.options().trace = [&](const oracle::TraceEvent& e) { sim.add(e); };
-  try {
-    m.run(p, timing::zeroInputs(p));
-  } catch (const DiagnosticError&) {
-    return -1;
-  }
-  return sim.report().cycles;
-}
-
 }  // namespace
 
 const std::vector<std::string>& sharedNames() {
@@ -261,22 +219,11 @@ Features programFeatures(const taidl::Isa& isa, const oracle::Program& program) 
   Walker w(isa);
   w.body(program.body, 1, 0);
   Features f = w.features();
-  // The probe: the loop nest's steady state, what the sums above cannot see (a load that waits
-  // for the register a compute still reads, an engine idle behind a dependency). The timing model
-  // runs the program with every loop cut to two and to three iterations — work bounded by the
-  // loop depth, not the kernel's size — and the difference, per call it adds, extrapolates the
-  // cut program's cycles to the whole loop nest's calls (exact for a program without loops).
-  oracle::Machine m(isa);
-  double e2 = 0, e3 = 0;
-  const int64_t two = probeCycles(m, program, 2, &e2);
-  const int64_t three = probeCycles(m, program, 3, &e3);
-  double per_call = 0, estimate = 0;
-  if (two >= 0 && three >= two) {
-    per_call = e3 > e2 ? static_cast<double>(three - two) / (e3 - e2) : 0;
-    estimate =
-        static_cast<double>(two) + per_call * std::max(0.0, executedCalls(program.body, 1) - e2);
-  }
-  f.values.insert(f.values.begin() + kProbeEstimate - 1, {lg(per_call), lg(estimate)});
+  // The probe (timing/probe.h): the loop nest's steady state, what the sums above cannot see (a
+  // load that waits for the register a compute still reads, an engine idle behind a dependency).
+  const timing::Probe p = timing::probe(isa, program);
+  f.values.insert(f.values.begin() + kProbeEstimate - 1,
+                  {lg(p.cycles_per_call), lg(p.ran ? static_cast<double>(p.estimate) : 0)});
   return f;
 }
 

@@ -93,9 +93,10 @@ const Registration kTune{Command{
     "orders,\n"
     "contraction blocks and accumulators, 1 to 8 buffers; tile kernels compiled once each) and\n"
     "finds the one with the fewest cycles on the timing model (docs/timing.md). The default\n"
-    "search, multi, is successive halving: every schedule simulated on 1/64 of its instruction\n"
-    "stream, the best quarter on 1/16, then 1/4, then the best in full; single spends the same\n"
-    "budget on full simulations of random schedules; exhaustive simulates every one in full.\n"
+    "search, multi, is successive halving: every schedule estimated by the probe (its loop nest\n"
+    "cut to three iterations per loop, extrapolated), the best quarter simulated on 1/16 of its\n"
+    "instruction stream, then 1/4, then the best in full; single spends the same budget on full\n"
+    "simulations of random schedules; exhaustive simulates every one in full.\n"
     "Writes the fastest program to OUT (.tasm) and its schedule with --emit-schedule; prints the\n"
     "search's progress to stderr; --log FILE records every simulation, and --resume FILE takes\n"
     "them from such a log instead of running them again. docs/tuning.md.",
