@@ -72,6 +72,7 @@ class Parser {
   Stmt parseSlice(StmtKind kind);
   Stmt parseValueStmt();
   Stmt parseWrite();
+  void parseSliceStart(Stmt& s);
   Stmt parseIf();
   Stmt parseRepeat();
   void parseOp(Stmt& s);
@@ -367,10 +368,7 @@ Stmt Parser::parseStmt() {
     advance();
     s.name = name("the name the let binds");
     expect(Tok::kAssign, "after the let's name");
-    s.buffer = name("a buffer name");
-    expect(Tok::kLSquare, "before the element's indices");
-    s.starts = parseExprList(Tok::kRSquare);
-    expect(Tok::kRSquare, "after the element's indices");
+    parseSliceStart(s);
     expect(Tok::kSemi, "after the let");
     return s;
   }
@@ -417,15 +415,20 @@ Stmt Parser::parseSlice(StmtKind kind) {
   return s;
 }
 
+// `B[s_1, ..., s_k]`: the buffer and the starts of a read, a write or a let.
+void Parser::parseSliceStart(Stmt& s) {
+  s.buffer = name("a buffer name");
+  expect(Tok::kLSquare, "before the starts");
+  s.starts = parseExprList(Tok::kRSquare);
+  expect(Tok::kRSquare, "after the starts");
+}
+
 Stmt Parser::parseWrite() {
   Stmt s;
   s.kind = StmtKind::kWrite;
   s.offset = tok_.begin;
   advance();
-  s.buffer = name("a buffer name");
-  expect(Tok::kLSquare, "before the starts");
-  s.starts = parseExprList(Tok::kRSquare);
-  expect(Tok::kRSquare, "after the starts");
+  parseSliceStart(s);
   expect(Tok::kAssign, "after the slice");
   if (!at(Tok::kValue)) expected("the value to write (%name)");
   s.name = Ident{std::string(tok_.text), tok_.begin};
@@ -444,10 +447,7 @@ Stmt Parser::parseValueStmt() {
     s.type = parseType();
     expect(Tok::kAssign, "after the type");
     expectKeyword("read", "(a typed value is defined by a read: %v : T = read B[...])");
-    s.buffer = name("a buffer name");
-    expect(Tok::kLSquare, "before the starts");
-    s.starts = parseExprList(Tok::kRSquare);
-    expect(Tok::kRSquare, "after the starts");
+    parseSliceStart(s);
     expect(Tok::kSemi, "after the read");
     return s;
   }
