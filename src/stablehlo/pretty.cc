@@ -382,6 +382,14 @@ void Parser::parsePrettyOp(Op& op) {
   }
 
   op.operands = parseValueRefList();
+  if (short_name == "optimization_barrier") {
+    // %a, %b : T1, T2 (each result has its operand's type).
+    parseOptionalAttrDict(op.attrs);
+    expect(Tok::kColon, "':' and the types of the values");
+    op.operand_types = parseTypeList();
+    op.result_types = op.operand_types;
+    return done();
+  }
   if (short_name == "broadcast_in_dim" || short_name == "transpose" || short_name == "reverse") {
     SourceLoc loc = keyword("dims");
     const char* attr = short_name == "broadcast_in_dim" ? "broadcast_dimensions"

@@ -23,10 +23,11 @@
 namespace tacit::stablehlo {
 namespace {
 
-// reduce, reduce-window and while: their computations are regions in StableHLO.
+// reduce, reduce-window, while and sort: their computations are regions in StableHLO.
 bool hasRegions(const hlo::HloInstruction& inst) {
   return inst.opcode() == hlo::HloOpcode::kReduce ||
-         inst.opcode() == hlo::HloOpcode::kReduceWindow || inst.opcode() == hlo::HloOpcode::kWhile;
+         inst.opcode() == hlo::HloOpcode::kReduceWindow ||
+         inst.opcode() == hlo::HloOpcode::kWhile || inst.opcode() == hlo::HloOpcode::kSort;
 }
 
 // A computation printed with its parameters first, by number: StableHLO declares them first

@@ -45,9 +45,9 @@ const Bad kBad[] = {
           "tensor<4xf32>\n    return %0 : tensor<4xf32>"),
      3, 10, "'stablehlo.fft' is not supported; supported ops are stablehlo.abs"},
     {"unsupported_generic_op",
-     wrap("    %0 = \"stablehlo.sort\"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : "
+     wrap("    %0 = \"stablehlo.fft\"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : "
           "tensor<4xf32>"),
-     3, 10, "'stablehlo.sort' is not supported"},
+     3, 10, "'stablehlo.fft' is not supported"},
     {"undefined_value",
      wrap("    %0 = stablehlo.add %arg0, %x : tensor<4xf32>\n    return %0 : tensor<4xf32>"), 3, 31,
      "use of undefined value %x"},
