@@ -192,8 +192,10 @@ Converter::Built Converter::build(Scope& s, const Op& op, const OpInfo& info,
       if (op.regions.size() != 1)
         failAt(op.loc, "'stablehlo.sort' needs one region, its comparator");
       hlo::HloAttributes attrs;
-      attrs.dimensions =
-          std::vector<int64_t>{op.attrs.find("dimension") ? intAttr(op, "dimension") : int64_t{-1}};
+      // StableHLO's dimension defaults to -1 and counts from the end when negative.
+      int64_t dimension = op.attrs.find("dimension") ? intAttr(op, "dimension") : -1;
+      if (dimension < 0 && x[0]->shape().isArray()) dimension += x[0]->shape().rank();
+      attrs.dimensions = std::vector<int64_t>{dimension};
       if (const Attr* stable = op.attrs.find("is_stable");
           stable && stable->kind == Attr::Kind::kBool && stable->b)
         attrs.is_stable = true;
