@@ -75,6 +75,18 @@ constexpr OpInfo kOps[] = {
     {"stablehlo.tuple", HloOpcode::kTuple, OpForm::kTuple},
     {"stablehlo.while", HloOpcode::kWhile, OpForm::kWhile},
     {"stablehlo.xor", HloOpcode::kXor, OpForm::kElementwise},
+    // CHLO ops with an HLO opcode of their own (JAX writes erf, the hyperbolic and inverse
+    // trigonometric functions in CHLO); after the StableHLO entries, so that tan prints as
+    // stablehlo.tan.
+    {"chlo.acos", HloOpcode::kAcos, OpForm::kElementwise},
+    {"chlo.acosh", HloOpcode::kAcosh, OpForm::kElementwise},
+    {"chlo.asin", HloOpcode::kAsin, OpForm::kElementwise},
+    {"chlo.asinh", HloOpcode::kAsinh, OpForm::kElementwise},
+    {"chlo.atanh", HloOpcode::kAtanh, OpForm::kElementwise},
+    {"chlo.cosh", HloOpcode::kCosh, OpForm::kElementwise},
+    {"chlo.erf", HloOpcode::kErf, OpForm::kElementwise},
+    {"chlo.sinh", HloOpcode::kSinh, OpForm::kElementwise},
+    {"chlo.tan", HloOpcode::kTan, OpForm::kElementwise},
     {"func.call", HloOpcode::kCall, OpForm::kCall},
     {"func.return", HloOpcode::kUnknown, OpForm::kReturn},
     {"stablehlo.return", HloOpcode::kUnknown, OpForm::kReturn},

@@ -267,6 +267,10 @@ void Printer::instruction(const HloInstruction& inst, const std::string& indent)
   std::string line = indent + lhs + name;
   switch (info->form) {
     case OpForm::kElementwise: {
+      if (name.rfind("chlo.", 0) == 0) {  // CHLO's form: `chlo.erf %x : T -> T`
+        line += " " + operands + " : " + operandTypes(inst) + " -> " + type(inst);
+        break;
+      }
       bool same = true;
       for (const HloInstruction* o : inst.operands())
         same = same && o->shape().compatible(inst.shape());

@@ -437,6 +437,11 @@ const Case kCases[] = {
      "   }) {dimension = 0 : i64, is_stable = true} : (tensor<8xf32>, tensor<8xi32>) -> "
      "(tensor<8xf32>, tensor<8xi32>)\n    \"func.return\"(%1#1) : (tensor<8xi32>) -> ()",
      "(%arg0: tensor<8xf32>, %arg1: tensor<8xi32>) -> tensor<8xi32>"},
+    {"chlo_erf", "HloModule m\nENTRY e {\n a = f32[6] parameter(0)\n ROOT r = f32[6] erf(a)\n}",
+     "    %0 = chlo.erf %arg0 : tensor<6xf32> -> tensor<6xf32>\n    return %0 : tensor<6xf32>",
+     "    %0 = \"chlo.erf\"(%arg0) : (tensor<6xf32>) -> tensor<6xf32>\n    \"func.return\"(%0) : "
+     "(tensor<6xf32>) -> ()",
+     "(%arg0: tensor<6xf32>) -> tensor<6xf32>"},
     {"call_is_finite",
      "HloModule m\nf (x: f32[3]) -> pred[3] {\n x = f32[3] parameter(0)\n ROOT r = pred[3] "
      "is-finite(x)\n}\nENTRY e {\n a = f32[3] parameter(0)\n ROOT c = pred[3] call(a), "
