@@ -100,11 +100,14 @@ class Printer {
   }
   void function(const HloComputation& c);
   // Prints the instructions of `c` (its parameters are already named) at `indent`.
-  void body(const HloComputation& c, const std::string& indent, bool region);
+  // flatten_root: a root `tuple` is returned as its elements (a variadic reducer returns N
+  // values in StableHLO, a tuple in HLO).
+  void body(const HloComputation& c, const std::string& indent, bool region,
+            bool flatten_root = false);
   void instruction(const HloInstruction& inst, const std::string& indent);
   void reduce(const HloInstruction& inst, const std::string& indent, const std::string& lhs);
   // A computation as a region of a generic op: `^bb0(%p: T, ...):` and its body.
-  void genericRegion(const HloComputation& c, const std::string& indent);
+  void genericRegion(const HloComputation& c, const std::string& indent, bool flatten_root = false);
   void whileLoop(const HloInstruction& inst, const std::string& indent, const std::string& lhs);
   // Names the values of `c`, renaming those its enclosing function already defines.
   void nameValues(const HloComputation& c);
@@ -181,7 +184,7 @@ void Printer::reduce(const HloInstruction& inst, const std::string& indent,
     out_ += indent + lhs + "\"stablehlo.reduce_window\"(" +
             joinWith(inst.operands(), ", ", [this](const HloInstruction* o) { return value(o); }) +
             ") " + reduceWindowProperties(*inst.attrs().window) + " ({\n";
-    genericRegion(*r, indent);
+    genericRegion(*r, indent, /*flatten_root=*/n > 1);
     out_ += indent + "}) : (" + operandTypes(inst) + ") -> " + result_types + "\n";
     --region_depth_;
     return;
@@ -203,18 +206,18 @@ void Printer::reduce(const HloInstruction& inst, const std::string& indent,
     out_ += i + 1 < n ? " " : "";
   }
   out_ += " {\n";
-  body(*r, indent + "  ", /*region=*/true);
+  body(*r, indent + "  ", /*region=*/true, /*flatten_root=*/n > 1);
   out_ += indent + "}\n";
   --region_depth_;
 }
 
-void Printer::genericRegion(const HloComputation& c, const std::string& indent) {
+void Printer::genericRegion(const HloComputation& c, const std::string& indent, bool flatten_root) {
   nameValues(c);
   out_ += indent + "^bb0(" +
           joinWith(c.parameters(), ", ",
                    [this](const HloInstruction* p) { return value(p) + ": " + type(*p); }) +
           "):\n";
-  body(c, indent + "  ", /*region=*/true);
+  body(c, indent + "  ", /*region=*/true, flatten_root);
 }
 
 void Printer::whileLoop(const HloInstruction& inst, const std::string& indent,
@@ -271,7 +274,9 @@ void Printer::instruction(const HloInstruction& inst, const std::string& indent)
         line += " " + operands + " : " + operandTypes(inst) + " -> " + type(inst);
         break;
       }
-      bool same = true;
+      // select always names its predicate's type first (`: tensor<4xi1>, tensor<4xf32>`), even
+      // when that is the values' type.
+      bool same = op != HloOpcode::kSelect;
       for (const HloInstruction* o : inst.operands())
         same = same && o->shape().compatible(inst.shape());
       if (same) {
@@ -473,11 +478,18 @@ std::string Printer::returned(const HloInstruction& root) const {
   return join(values, ", ") + " : " + resultTypes(root);
 }
 
-void Printer::body(const HloComputation& c, const std::string& indent, bool region) {
-  for (const auto& inst : c.instructions())
-    instruction(*inst, indent);
+void Printer::body(const HloComputation& c, const std::string& indent, bool region,
+                   bool flatten_root) {
   const HloInstruction* root = c.root();
-  out_ += indent + (region ? "stablehlo.return " : "return ") + returned(*root) + "\n";
+  const bool flat = flatten_root && root->opcode() == HloOpcode::kTuple;
+  for (const auto& inst : c.instructions()) {
+    if (!(flat && inst.get() == root)) instruction(*inst, indent);
+  }
+  const std::string values = flat ? joinWith(root->operands(), ", ",
+                                             [this](const HloInstruction* o) { return value(o); }) +
+                                        " : " + operandTypes(*root)
+                                  : returned(*root);
+  out_ += indent + (region ? "stablehlo.return " : "return ") + values + "\n";
 }
 
 void Printer::function(const HloComputation& c) {

@@ -119,6 +119,15 @@ const Case kCases[] = {
      "\"func.return\"(%1) : "
      "(tensor<2x2xf32>) -> ()",
      "(%arg0: tensor<2x2xf32>, %arg1: tensor<2x2xf32>) -> tensor<2x2xf32>"},
+    {"select_of_predicates",
+     "HloModule m\nENTRY e {\n p = pred[3] parameter(0)\n a = pred[3] parameter(1)\n b = pred[3] "
+     "parameter(2)\n ROOT r = pred[3] select(p, a, b)\n}",
+     "    %0 = stablehlo.select %arg0, %arg1, %arg2 : tensor<3xi1>, tensor<3xi1>\n    return %0 : "
+     "tensor<3xi1>",
+     "    %0 = \"stablehlo.select\"(%arg0, %arg1, %arg2) : (tensor<3xi1>, tensor<3xi1>, "
+     "tensor<3xi1>) -> "
+     "tensor<3xi1>\n    \"func.return\"(%0) : (tensor<3xi1>) -> ()",
+     "(%arg0: tensor<3xi1>, %arg1: tensor<3xi1>, %arg2: tensor<3xi1>) -> tensor<3xi1>"},
     {"broadcast_reshape_transpose",
      "HloModule m\nENTRY e {\n a = f32[3] parameter(0)\n b = f32[2,3] broadcast(a), "
      "dimensions={1}\n "
