@@ -82,13 +82,16 @@ std::vector<int64_t> Converter::intsAttr(const Op& op, std::string_view name) co
 HloInstruction* Converter::lookup(Scope& s, const ValueRef& ref) const {
   std::string key = ref.name;
   if (ref.result >= 0) key += "#" + std::to_string(ref.result);
-  auto it = s.values.find(key);
-  if (it == s.values.end() && ref.result == 0) it = s.values.find(ref.name);
-  if (it == s.values.end()) {
-    failAt(ref.loc, "use of undefined value %" + key,
-           "values are defined before their uses, in the same function or region");
+  if (ref.result == 0 && !s.values.count(key) && !s.elements.count(key)) key = ref.name;
+  if (auto it = s.values.find(key); it != s.values.end()) return it->second;
+  if (auto it = s.elements.find(key); it != s.elements.end()) {
+    // First use of a result of an op with several: take it out of the tuple here.
+    HloInstruction* element = s.b.getTupleElement(it->second.first, it->second.second);
+    s.values.emplace(key, element);
+    return element;
   }
-  return it->second;
+  failAt(ref.loc, "use of undefined value %" + key,
+         "values are defined before their uses, in the same function or region");
 }
 
 HloComputation* Converter::addShared(std::unique_ptr<HloComputation> c) {
@@ -155,30 +158,49 @@ void Converter::op(Scope& s, const Op& o) {
   }
   for (const Type& t : o.result_types)
     if (t.kind == Type::Kind::kOther) failAt(t.loc, "type '" + t.text + "' is not supported");
-  std::vector<HloInstruction*> results;
+  std::optional<Built> built;
   try {
-    results = build(s, o, *info, operands);
+    built = build(s, o, *info, operands);
   } catch (DiagnosticError& e) {
     if (e.diagnostic().loc.known()) throw;
     std::string message = e.diagnostic().message;
     if (message.rfind("builder: ", 0) == 0) message = message.substr(9);
     failAt(o.loc, "'" + o.name + "': " + message, e.diagnostic().hint);
   }
-  if (o.result_count != 0 && static_cast<int64_t>(results.size()) != o.result_count) {
-    failAt(o.loc, "'" + o.name + "' has " + std::to_string(results.size()) + " results, not " +
+  // The results' shapes, whether instructions or a tuple's elements.
+  std::vector<const Shape*> shapes;
+  if (built->tuple) {
+    for (const Shape& e : built->tuple->shape().tupleShapes())
+      shapes.push_back(&e);
+  } else {
+    for (const HloInstruction* v : built->values)
+      shapes.push_back(&v->shape());
+  }
+  if (o.result_count != 0 && static_cast<int64_t>(shapes.size()) != o.result_count) {
+    failAt(o.loc, "'" + o.name + "' has " + std::to_string(shapes.size()) + " results, not " +
                       std::to_string(o.result_count));
   }
-  for (size_t i = 0; i < results.size() && i < o.result_types.size(); ++i) {
-    if (!results[i]->shape().compatible(o.result_types[i].shape)) {
-      failAt(o.result_types[i].loc, "'" + o.name + "' yields " + typeText(results[i]->shape()) +
+  for (size_t i = 0; i < shapes.size() && i < o.result_types.size(); ++i) {
+    if (!shapes[i]->compatible(o.result_types[i].shape)) {
+      failAt(o.result_types[i].loc, "'" + o.name + "' yields " + typeText(*shapes[i]) +
                                         ", not the declared " + o.result_types[i].text);
     }
   }
-  for (size_t i = 0; i < results.size() && i < o.results.size(); ++i) {
+  for (size_t i = 0; i < shapes.size() && i < o.results.size(); ++i) {
     const std::string& name = o.results[i];
-    if (!s.values.emplace(name, results[i]).second)
-      failAt(o.loc, "value %" + name + " is defined twice");
-    if (o.results.size() == 1 && isHloName(name)) s.desired[results[i]] = name;
+    const bool fresh =
+        built->tuple
+            ? s.elements.emplace(name, std::pair{built->tuple, static_cast<int64_t>(i)}).second &&
+                  !s.values.count(name)
+            : s.values.emplace(name, built->values[i]).second && !s.elements.count(name);
+    if (!fresh) failAt(o.loc, "value %" + name + " is defined twice");
+    if (!built->tuple && o.results.size() == 1 && isHloName(name))
+      s.desired[built->values[i]] = name;
+  }
+  // %r:2 names the tuple r.
+  if (built->tuple && !o.results.empty()) {
+    const std::string base = o.results[0].substr(0, o.results[0].find('#'));
+    if (isHloName(base)) s.desired[built->tuple] = base;
   }
 }
 
@@ -215,25 +237,50 @@ std::unique_ptr<HloComputation> Converter::block(const Region& region, const std
   for (size_t i = 0; i + 1 < region.ops.size(); ++i)
     op(s, region.ops[i]);
   const Op& ret = region.ops.back();
+  // Returning every result of one op, in order, returns its tuple (no elements taken apart).
+  HloInstruction* whole = nullptr;
+  if (ret.operands.size() > 1) {
+    for (size_t i = 0; i < ret.operands.size(); ++i) {
+      const ValueRef& ref = ret.operands[i];
+      auto it = s.elements.find(ref.name + "#" + std::to_string(ref.result));
+      if (ref.result < 0 || it == s.elements.end() ||
+          it->second.second != static_cast<int64_t>(i) || (whole && it->second.first != whole) ||
+          s.values.count(it->first)) {
+        whole = nullptr;
+        break;
+      }
+      whole = it->second.first;
+    }
+    if (whole && whole->shape().tupleShapes().size() != ret.operands.size()) whole = nullptr;
+  }
+  // The returned values' shapes, checked against the declared result types.
   std::vector<HloInstruction*> values;
-  for (const ValueRef& ref : ret.operands)
-    values.push_back(lookup(s, ref));
-  if (values.empty())
+  std::vector<const Shape*> shapes;
+  if (whole) {
+    for (const Shape& e : whole->shape().tupleShapes())
+      shapes.push_back(&e);
+  } else {
+    for (const ValueRef& ref : ret.operands) {
+      values.push_back(lookup(s, ref));
+      shapes.push_back(&values.back()->shape());
+    }
+  }
+  if (shapes.empty())
     failAt(ret.loc, "a function or region must return a value",
            "tacit's HLO computations have a result");
-  if (result_types && result_types->size() != values.size()) {
+  if (result_types && result_types->size() != shapes.size()) {
     failAt(ret.loc, "the function declares " + std::to_string(result_types->size()) +
-                        " results but returns " + std::to_string(values.size()));
+                        " results but returns " + std::to_string(shapes.size()));
   }
-  for (size_t i = 0; i < values.size(); ++i) {
+  for (size_t i = 0; i < shapes.size(); ++i) {
     const Type* declared = result_types
                                ? &(*result_types)[i]
                                : (i < ret.operand_types.size() ? &ret.operand_types[i] : nullptr);
-    if (declared && !values[i]->shape().compatible(declared->shape))
+    if (declared && !shapes[i]->compatible(declared->shape))
       failAt(ret.operands[i].loc, "returned %" + ret.operands[i].name + " has type " +
-                                      typeText(values[i]->shape()) + ", not " + declared->text);
+                                      typeText(*shapes[i]) + ", not " + declared->text);
   }
-  HloInstruction* root = values.size() == 1 ? values[0] : s.b.tuple(values);
+  HloInstruction* root = whole ? whole : values.size() == 1 ? values[0] : s.b.tuple(values);
   if (!result_name.empty() && root->opcode() != HloOpcode::kParameter)
     s.desired[root] = result_name;
   std::unique_ptr<HloComputation> c = s.b.build(root);

@@ -2,6 +2,7 @@
 // module.
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -38,6 +39,8 @@ class Converter {
     HloBuilder b;
     std::unordered_map<std::string, HloInstruction*> values;
     std::unordered_map<HloInstruction*, std::string> desired;  // names from the source
+    // %r#i of an op with several results, not yet used: the tuple and the index.
+    std::unordered_map<std::string, std::pair<HloInstruction*, int64_t>> elements;
     explicit Scope(std::string name) : b(std::move(name)) {}
   };
 
@@ -53,8 +56,21 @@ class Converter {
                                         bool tuple_args, const std::vector<Type>* result_types,
                                         const std::string& result_name);
   void op(Scope& s, const Op& op);
-  std::vector<HloInstruction*> build(Scope& s, const Op& op, const OpInfo& info,
-                                     const std::vector<HloInstruction*>& operands);
+  // An op's results: one instruction each, or the elements of one tuple-shaped instruction (an op
+  // with several results, as HLO has them), taken apart only where used so that a function that
+  // returns them all returns the tuple itself.
+  struct Built {
+    std::vector<HloInstruction*> values;
+    HloInstruction* tuple = nullptr;
+    Built(std::initializer_list<HloInstruction*> v) : values(v) {}
+    static Built elementsOf(HloInstruction* t) {
+      Built b{};
+      b.tuple = t;
+      return b;
+    }
+  };
+  Built build(Scope& s, const Op& op, const OpInfo& info,
+              const std::vector<HloInstruction*>& operands);
   // mhlo.layout_mode = "{1,0:T(16,4)}" on the entry's arguments and results: the parameters',
   // the root's and the module's entry layouts.
   void applyLayouts(const Func& f, HloComputation& c);

@@ -7,8 +7,8 @@
 
 namespace tacit::stablehlo {
 
-std::vector<HloInstruction*> Converter::build(Scope& s, const Op& op, const OpInfo& info,
-                                              const std::vector<HloInstruction*>& x) {
+Converter::Built Converter::build(Scope& s, const Op& op, const OpInfo& info,
+                                  const std::vector<HloInstruction*>& x) {
   HloBuilder& b = s.b;
   auto arity = [&](size_t lo, size_t hi) {
     if (x.size() < lo || x.size() > hi) {
@@ -172,10 +172,7 @@ std::vector<HloInstruction*> Converter::build(Scope& s, const Op& op, const OpIn
           b.reduce({x.begin(), x.begin() + static_cast<long>(n)},
                    {x.begin() + static_cast<long>(n), x.end()}, intsAttr(op, "dimensions"), r);
       if (n == 1) return {reduce};
-      std::vector<HloInstruction*> results;
-      for (size_t i = 0; i < n; ++i)
-        results.push_back(b.getTupleElement(reduce, static_cast<int64_t>(i)));
-      return results;
+      return Built::elementsOf(reduce);
     }
     case OpForm::kReduceWindow: {
       if (x.size() < 2 || x.size() % 2 != 0)
@@ -187,10 +184,36 @@ std::vector<HloInstruction*> Converter::build(Scope& s, const Op& op, const OpIn
       attrs.called.push_back({"to_apply", {reducer(op, x)}, false});
       HloInstruction* rw = b.add(HloOpcode::kReduceWindow, x, attrs);
       if (n == 1) return {rw};
-      std::vector<HloInstruction*> results;
-      for (size_t i = 0; i < n; ++i)
-        results.push_back(b.getTupleElement(rw, static_cast<int64_t>(i)));
-      return results;
+      return Built::elementsOf(rw);
+    }
+    case OpForm::kSort: {
+      // The comparator takes each operand's pair of elements: lhs_0, rhs_0, lhs_1, rhs_1, ...
+      if (x.empty()) failAt(op.loc, "'stablehlo.sort' needs at least one operand");
+      if (op.regions.size() != 1)
+        failAt(op.loc, "'stablehlo.sort' needs one region, its comparator");
+      hlo::HloAttributes attrs;
+      // StableHLO's dimension defaults to -1 and counts from the end when negative.
+      int64_t dimension = op.attrs.find("dimension") ? intAttr(op, "dimension") : -1;
+      if (dimension < 0 && x[0]->shape().isArray()) dimension += x[0]->shape().rank();
+      attrs.dimensions = std::vector<int64_t>{dimension};
+      if (const Attr* stable = op.attrs.find("is_stable");
+          stable && stable->kind == Attr::Kind::kBool && stable->b)
+        attrs.is_stable = true;
+      attrs.called.push_back(
+          {"to_apply",
+           {addShared(
+               block(op.regions[0], "region_" + std::to_string(regions_++), false, nullptr, ""))},
+           false});
+      HloInstruction* sort = b.add(HloOpcode::kSort, x, attrs);
+      if (x.size() == 1) return {sort};
+      return Built::elementsOf(sort);
+    }
+    case OpForm::kOptimizationBarrier: {
+      // HLO's opt-barrier takes one value: several travel as a tuple.
+      if (x.empty()) failAt(op.loc, "'stablehlo.optimization_barrier' needs at least one operand");
+      if (x.size() == 1) return {b.add(HloOpcode::kOptBarrier, x)};
+      HloInstruction* barrier = b.add(HloOpcode::kOptBarrier, {b.tuple(x)});
+      return Built::elementsOf(barrier);
     }
     case OpForm::kWhile: {
       // HLO's while carries one value: several operands travel as a tuple, the condition and the
@@ -217,10 +240,7 @@ std::vector<HloInstruction*> Converter::build(Scope& s, const Op& op, const OpIn
            false});
       HloInstruction* loop = b.add(HloOpcode::kWhile, {tupled ? b.tuple(x) : x[0]}, attrs);
       if (!tupled) return {loop};
-      std::vector<HloInstruction*> results;
-      for (size_t i = 0; i < x.size(); ++i)
-        results.push_back(b.getTupleElement(loop, static_cast<int64_t>(i)));
-      return results;
+      return Built::elementsOf(loop);
     }
     case OpForm::kReducePrecision: {
       arity(1, 1);
@@ -265,10 +285,7 @@ std::vector<HloInstruction*> Converter::build(Scope& s, const Op& op, const OpIn
       }
       HloInstruction* call = b.add(HloOpcode::kCustomCall, x, attrs, shape);
       if (op.result_types.size() == 1) return {call};
-      std::vector<HloInstruction*> results;
-      for (size_t i = 0; i < op.result_types.size(); ++i)
-        results.push_back(b.getTupleElement(call, static_cast<int64_t>(i)));
-      return results;
+      return Built::elementsOf(call);
     }
     case OpForm::kCall: {
       const Attr& callee = attr(op, "callee", Attr::Kind::kSymbol);
@@ -276,10 +293,7 @@ std::vector<HloInstruction*> Converter::build(Scope& s, const Op& op, const OpIn
       attrs.called.push_back({"to_apply", {function(callee.text, callee.loc)}, false});
       HloInstruction* call = b.add(HloOpcode::kCall, x, attrs);
       if (op.result_types.size() <= 1) return {call};
-      std::vector<HloInstruction*> results;
-      for (size_t i = 0; i < op.result_types.size(); ++i)
-        results.push_back(b.getTupleElement(call, static_cast<int64_t>(i)));
-      return results;
+      return Built::elementsOf(call);
     }
     case OpForm::kReturn:
       break;

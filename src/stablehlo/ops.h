@@ -29,6 +29,8 @@ enum class OpForm {
   kReduce,
   kReduceWindow,
   kWhile,
+  kSort,
+  kOptimizationBarrier,
   kReducePrecision,
   kTuple,
   kGetTupleElement,

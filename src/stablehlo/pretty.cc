@@ -142,6 +142,20 @@ void Parser::parsePrettyOp(Op& op) {
          "'" + n + "' is not supported; supported ops are " + supportedOpNames(),
          "tacit reads the StableHLO subset JAX's exports use (docs/stablehlo.md)");
   }
+  if (n.rfind("chlo.", 0) == 0) {
+    // CHLO's unary ops: `chlo.erf %x : T -> T` (or the functional `: (T) -> T`).
+    op.operands = parseValueRefList();
+    parseOptionalAttrDict(op.attrs);
+    expect(Tok::kColon, "':' and the type of '" + n + "'");
+    if (lex_.peek().is(Tok::kLParen)) {
+      parseFunctionType(op.operand_types, op.result_types);
+    } else {
+      op.operand_types = parseTypeList();
+      expect(Tok::kArrow, "'->' and the result type");
+      op.result_types = {parseType()};
+    }
+    return done();
+  }
   const std::string_view short_name = std::string_view(n).substr(n.find('.') + 1);
   if (lex_.peek().is(Tok::kLParen) && short_name != "reduce" && short_name != "convolution" &&
       short_name != "while") {
@@ -382,6 +396,14 @@ void Parser::parsePrettyOp(Op& op) {
   }
 
   op.operands = parseValueRefList();
+  if (short_name == "optimization_barrier") {
+    // %a, %b : T1, T2 (each result has its operand's type).
+    parseOptionalAttrDict(op.attrs);
+    expect(Tok::kColon, "':' and the types of the values");
+    op.operand_types = parseTypeList();
+    op.result_types = op.operand_types;
+    return done();
+  }
   if (short_name == "broadcast_in_dim" || short_name == "transpose" || short_name == "reverse") {
     SourceLoc loc = keyword("dims");
     const char* attr = short_name == "broadcast_in_dim" ? "broadcast_dimensions"

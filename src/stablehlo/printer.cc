@@ -68,6 +68,14 @@ std::string intList(const std::vector<int64_t>& v) {
   return "[" + join(v, ", ") + "]";
 }
 
+// An op with several results in StableHLO, one tuple in HLO: a variadic reduce, reduce-window or
+// sort. Its results are written %r#i.
+bool multiResult(const HloInstruction* i) {
+  return ((i->opcode() == HloOpcode::kReduce || i->opcode() == HloOpcode::kReduceWindow) &&
+          i->operandCount() > 2) ||
+         (i->opcode() == HloOpcode::kSort && i->operandCount() > 1);
+}
+
 class Printer {
  public:
   explicit Printer(const hlo::HloModule& m) : m_(m) {}
@@ -83,16 +91,23 @@ class Printer {
   std::string type(const HloInstruction& inst) const;
   std::string value(const HloInstruction* inst) const;
   std::string operandTypes(const HloInstruction& inst) const;
+  // The element types of a tuple-shaped instruction: "T0, T1".
+  std::string resultTypes(const HloInstruction& inst) const;
+  // What `return` writes for a computation's root: "%r : T" or "%r#0, %r#1 : T0, T1".
+  std::string returned(const HloInstruction& root) const;
   std::string functionType(const HloInstruction& inst) const {
     return "(" + operandTypes(inst) + ") -> " + type(inst);
   }
   void function(const HloComputation& c);
   // Prints the instructions of `c` (its parameters are already named) at `indent`.
-  void body(const HloComputation& c, const std::string& indent, bool region);
+  // flatten_root: a root `tuple` is returned as its elements (a variadic reducer returns N
+  // values in StableHLO, a tuple in HLO).
+  void body(const HloComputation& c, const std::string& indent, bool region,
+            bool flatten_root = false);
   void instruction(const HloInstruction& inst, const std::string& indent);
   void reduce(const HloInstruction& inst, const std::string& indent, const std::string& lhs);
   // A computation as a region of a generic op: `^bb0(%p: T, ...):` and its body.
-  void genericRegion(const HloComputation& c, const std::string& indent);
+  void genericRegion(const HloComputation& c, const std::string& indent, bool flatten_root = false);
   void whileLoop(const HloInstruction& inst, const std::string& indent, const std::string& lhs);
   // Names the values of `c`, renaming those its enclosing function already defines.
   void nameValues(const HloComputation& c);
@@ -169,7 +184,7 @@ void Printer::reduce(const HloInstruction& inst, const std::string& indent,
     out_ += indent + lhs + "\"stablehlo.reduce_window\"(" +
             joinWith(inst.operands(), ", ", [this](const HloInstruction* o) { return value(o); }) +
             ") " + reduceWindowProperties(*inst.attrs().window) + " ({\n";
-    genericRegion(*r, indent);
+    genericRegion(*r, indent, /*flatten_root=*/n > 1);
     out_ += indent + "}) : (" + operandTypes(inst) + ") -> " + result_types + "\n";
     --region_depth_;
     return;
@@ -191,18 +206,18 @@ void Printer::reduce(const HloInstruction& inst, const std::string& indent,
     out_ += i + 1 < n ? " " : "";
   }
   out_ += " {\n";
-  body(*r, indent + "  ", /*region=*/true);
+  body(*r, indent + "  ", /*region=*/true, /*flatten_root=*/n > 1);
   out_ += indent + "}\n";
   --region_depth_;
 }
 
-void Printer::genericRegion(const HloComputation& c, const std::string& indent) {
+void Printer::genericRegion(const HloComputation& c, const std::string& indent, bool flatten_root) {
   nameValues(c);
   out_ += indent + "^bb0(" +
           joinWith(c.parameters(), ", ",
                    [this](const HloInstruction* p) { return value(p) + ": " + type(*p); }) +
           "):\n";
-  body(c, indent + "  ", /*region=*/true);
+  body(c, indent + "  ", /*region=*/true, flatten_root);
 }
 
 void Printer::whileLoop(const HloInstruction& inst, const std::string& indent,
@@ -229,11 +244,6 @@ void Printer::instruction(const HloInstruction& inst, const std::string& indent)
   const HloOpcode op = inst.opcode();
   if (op == HloOpcode::kParameter) return;
   const std::string lhs = value(&inst) + " = ";
-  // A variadic reduce (or reduce_window) has several results in StableHLO, a tuple in HLO.
-  auto multiResult = [](const HloInstruction* i) {
-    return (i->opcode() == HloOpcode::kReduce || i->opcode() == HloOpcode::kReduceWindow) &&
-           i->operandCount() > 2;
-  };
   if (op == HloOpcode::kGetTupleElement && inst.operandCount() == 1 &&
       multiResult(inst.operand(0))) {
     names_[&inst] = value(inst.operand(0)) + "#" + std::to_string(inst.attrs().index.value_or(0));
@@ -260,7 +270,13 @@ void Printer::instruction(const HloInstruction& inst, const std::string& indent)
   std::string line = indent + lhs + name;
   switch (info->form) {
     case OpForm::kElementwise: {
-      bool same = true;
+      if (name.rfind("chlo.", 0) == 0) {  // CHLO's form: `chlo.erf %x : T -> T`
+        line += " " + operands + " : " + operandTypes(inst) + " -> " + type(inst);
+        break;
+      }
+      // select always names its predicate's type first (`: tensor<4xi1>, tensor<4xf32>`), even
+      // when that is the values' type.
+      bool same = op != HloOpcode::kSelect;
       for (const HloInstruction* o : inst.operands())
         same = same && o->shape().compatible(inst.shape());
       if (same) {
@@ -367,6 +383,40 @@ void Printer::instruction(const HloInstruction& inst, const std::string& indent)
     case OpForm::kWhile:
       whileLoop(inst, indent, lhs);
       return;
+    case OpForm::kSort: {
+      // No pretty form: the generic one, the comparator as its region.
+      const HloComputation* cmp = inst.called("to_apply");
+      if (!cmp || cmp->parameterCount() != 2 * inst.operandCount() ||
+          std::count(cmp->parameters().begin(), cmp->parameters().end(), nullptr) != 0 ||
+          !a.dimensions || a.dimensions->size() != 1)
+        unsupported(inst, "has no comparator of 2N parameters or no sort dimension");
+      if (++region_depth_ > kMaxNestingDepth)
+        unsupported(inst,
+                    "nests regions deeper than " + std::to_string(kMaxNestingDepth) + " levels");
+      std::vector<std::string> results;
+      if (inst.operandCount() == 1) {
+        results.push_back(type(inst));
+      } else {
+        for (const hlo::Shape& r : inst.shape().tupleShapes())
+          results.push_back(typeText(r));
+      }
+      const std::string sort_lhs =
+          inst.operandCount() == 1
+              ? lhs
+              : value(&inst) + ":" + std::to_string(inst.operandCount()) + " = ";
+      out_ += indent + sort_lhs + "\"stablehlo.sort\"(" + operands +
+              ") <{dimension = " + std::to_string(a.dimensions->at(0)) + " : i64" +
+              (a.is_stable.value_or(false) ? ", is_stable = true" : "") + "}> ({\n";
+      genericRegion(*cmp, indent);
+      out_ += indent + "}) : (" + operandTypes(inst) + ") -> " +
+              (results.size() == 1 ? results[0] : "(" + join(results, ", ") + ")") + "\n";
+      --region_depth_;
+      return;
+    }
+    case OpForm::kOptimizationBarrier:
+      // One value, as HLO carries it (a tuple stays a tuple).
+      line += " " + operands + " : " + type(inst);
+      break;
     case OpForm::kReducePrecision:
       line += " " + operands + ", format = e" + std::to_string(a.exponent_bits.value_or(0)) + "m" +
               std::to_string(a.mantissa_bits.value_or(0)) + " : " + type(inst);
@@ -414,12 +464,32 @@ void Printer::instruction(const HloInstruction& inst, const std::string& indent)
   out_ += line + "\n";
 }
 
-void Printer::body(const HloComputation& c, const std::string& indent, bool region) {
-  for (const auto& inst : c.instructions())
-    instruction(*inst, indent);
+std::string Printer::resultTypes(const HloInstruction& inst) const {
+  type(inst);  // checks the shape
+  return joinWith(inst.shape().tupleShapes(), ", ",
+                  [](const hlo::Shape& s) { return typeText(s); });
+}
+
+std::string Printer::returned(const HloInstruction& root) const {
+  if (!multiResult(&root)) return value(&root) + " : " + type(root);
+  std::vector<std::string> values;
+  for (size_t i = 0; i < root.shape().tupleShapes().size(); ++i)
+    values.push_back(value(&root) + "#" + std::to_string(i));
+  return join(values, ", ") + " : " + resultTypes(root);
+}
+
+void Printer::body(const HloComputation& c, const std::string& indent, bool region,
+                   bool flatten_root) {
   const HloInstruction* root = c.root();
-  out_ += indent + (region ? "stablehlo.return " : "return ") + value(root) + " : " + type(*root) +
-          "\n";
+  const bool flat = flatten_root && root->opcode() == HloOpcode::kTuple;
+  for (const auto& inst : c.instructions()) {
+    if (!(flat && inst.get() == root)) instruction(*inst, indent);
+  }
+  const std::string values = flat ? joinWith(root->operands(), ", ",
+                                             [this](const HloInstruction* o) { return value(o); }) +
+                                        " : " + operandTypes(*root)
+                                  : returned(*root);
+  out_ += indent + (region ? "stablehlo.return " : "return ") + values + "\n";
 }
 
 void Printer::function(const HloComputation& c) {
@@ -443,8 +513,8 @@ void Printer::function(const HloComputation& c) {
             : p->shape();
     args.push_back(value(p) + ": " + type(*p) + (entry ? layout(s) : ""));
   }
-  std::string result = type(*c.root());
-  if (entry) {
+  std::string result = multiResult(c.root()) ? "(" + resultTypes(*c.root()) + ")" : type(*c.root());
+  if (entry && !multiResult(c.root())) {
     const hlo::Shape& r = given ? given->result : c.root()->shape();
     if (!layout(r).empty()) result = "(" + result + layout(r) + ")";
   }
@@ -463,7 +533,8 @@ std::string Printer::run() {
         if (const HloComputation* callee = inst->called("to_apply")) functions.insert(callee);
       } else if (inst->opcode() != HloOpcode::kReduce &&
                  inst->opcode() != HloOpcode::kReduceWindow &&
-                 inst->opcode() != HloOpcode::kWhile && !inst->attrs().called.empty()) {
+                 inst->opcode() != HloOpcode::kWhile && inst->opcode() != HloOpcode::kSort &&
+                 !inst->attrs().called.empty()) {
         if (!opFor(inst->opcode())) unsupported(*inst, "has no StableHLO op in tacit's subset");
         unsupported(*inst, "calls a computation tacit's StableHLO output cannot write");
       }

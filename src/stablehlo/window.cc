@@ -58,8 +58,7 @@ struct Reader {
 
   hlo::ConvDims dims(const Attr& a) const {
     hlo::ConvDims d;
-    if (const Attr* raw = a.find("input_batch_dimension")) {
-      (void)raw;
+    if (a.find("input_batch_dimension")) {  // the raw form: positions by name
       auto one = [&](const char* key) {
         const Attr* v = a.find(key);
         if (!v || v->kind != Attr::Kind::kInt)
@@ -81,6 +80,28 @@ struct Reader {
       d.output_batch = one("output_batch_dimension");
       d.output_feature = one("output_feature_dimension");
       d.output_spatial = list("output_spatial_dimensions");
+      // Positions index the operands' dimensions (shape inference reads them unchecked): each
+      // part's positions are 0..rank-1 once each.
+      auto check = [&](int64_t x, int64_t y, const std::vector<int64_t>& spatial,
+                       const char* part) {
+        std::vector<int64_t> all = spatial;
+        all.push_back(x);
+        all.push_back(y);
+        std::sort(all.begin(), all.end());
+        for (size_t i = 0; i < all.size(); ++i) {
+          if (all[i] != static_cast<int64_t>(i)) {
+            bad(a.loc, std::string("the ") + part +
+                           " dimension numbers are not a permutation of 0.." +
+                           std::to_string(all.size() - 1));
+          }
+        }
+      };
+      check(d.input_batch, d.input_feature, d.input_spatial, "input");
+      check(d.kernel_input_feature, d.kernel_output_feature, d.kernel_spatial, "kernel");
+      check(d.output_batch, d.output_feature, d.output_spatial, "output");
+      if (d.kernel_spatial.size() != d.input_spatial.size() ||
+          d.output_spatial.size() != d.input_spatial.size())
+        bad(a.loc, "the input, kernel and output have different numbers of spatial dimensions");
       return d;
     }
     // Label lists: each position names a dimension (b/f, i/o, or a spatial number).

@@ -1,9 +1,10 @@
 // The shared HLO corpus through StableHLO: every module whose instructions are all in the subset
 // prints as StableHLO and reads back to the same module, compared as printed HLO after dropping
 // what StableHLO does not carry (layouts other than the entry's, header attributes, metadata,
-// sharding and other raw attributes, control predecessors, explicit group counts of 1) and naming
-// reducers by first use (a region has no name). Modules with instructions outside the subset are
-// counted and must fail with a diagnostic naming the instruction (docs/stablehlo.md lists them).
+// sharding and other raw attributes, control predecessors, explicit group counts of 1, a scalar
+// broadcast's omitted dimensions) and naming reducers by first use (a region has no name). Modules
+// with instructions outside the subset are counted and must fail with a diagnostic naming the
+// instruction (docs/stablehlo.md lists them).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,10 +24,11 @@
 namespace tacit::stablehlo {
 namespace {
 
-// reduce, reduce-window and while: their computations are regions in StableHLO.
+// reduce, reduce-window, while and sort: their computations are regions in StableHLO.
 bool hasRegions(const hlo::HloInstruction& inst) {
   return inst.opcode() == hlo::HloOpcode::kReduce ||
-         inst.opcode() == hlo::HloOpcode::kReduceWindow || inst.opcode() == hlo::HloOpcode::kWhile;
+         inst.opcode() == hlo::HloOpcode::kReduceWindow ||
+         inst.opcode() == hlo::HloOpcode::kWhile || inst.opcode() == hlo::HloOpcode::kSort;
 }
 
 // A computation printed with its parameters first, by number: StableHLO declares them first
@@ -76,6 +78,10 @@ std::multiset<std::string> normalised(const hlo::HloModule& original) {
       // A group count of 1 is the default StableHLO always writes and the conversion leaves out.
       if (inst->attrs().feature_group_count == 1) inst->attrs().feature_group_count.reset();
       if (inst->attrs().batch_group_count == 1) inst->attrs().batch_group_count.reset();
+      // A scalar's broadcast may omit `dimensions={}` in HLO; StableHLO always writes dims = [].
+      if (inst->opcode() == hlo::HloOpcode::kBroadcast && !inst->attrs().dimensions &&
+          inst->operandCount() == 1 && inst->operand(0)->shape().rank() == 0)
+        inst->attrs().dimensions = std::vector<int64_t>{};
       if (hasRegions(*inst)) {
         for (const hlo::CalledComputations& called : inst->attrs().called)
           reducers.insert(called.computations.begin(), called.computations.end());

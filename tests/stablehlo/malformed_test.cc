@@ -45,9 +45,9 @@ const Bad kBad[] = {
           "tensor<4xf32>\n    return %0 : tensor<4xf32>"),
      3, 10, "'stablehlo.fft' is not supported; supported ops are stablehlo.abs"},
     {"unsupported_generic_op",
-     wrap("    %0 = \"stablehlo.sort\"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : "
+     wrap("    %0 = \"stablehlo.fft\"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : "
           "tensor<4xf32>"),
-     3, 10, "'stablehlo.sort' is not supported"},
+     3, 10, "'stablehlo.fft' is not supported"},
     {"undefined_value",
      wrap("    %0 = stablehlo.add %arg0, %x : tensor<4xf32>\n    return %0 : tensor<4xf32>"), 3, 31,
      "use of undefined value %x"},
@@ -106,6 +106,17 @@ const Bad kBad[] = {
      "i64} : (tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32>) -> tensor<1x2x2x2xf32>\n    return %0 : "
      "tensor<1x2x2x2xf32>\n  }\n}\n",
      3, 61, "bad or repeated dimension label '0'"},
+    {"conv_raw_out_of_range",
+     "module @m {\n  func.func @main(%a: tensor<1x4x4x2xf32>, %k: tensor<3x3x2x2xf32>) -> "
+     "tensor<1x2x2x2xf32> {\n    %0 = \"stablehlo.convolution\"(%a, %k) {dimension_numbers = "
+     "#stablehlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 99, "
+     "input_spatial_dimensions = [1, 2], kernel_input_feature_dimension = 2, "
+     "kernel_output_feature_dimension = 3, kernel_spatial_dimensions = [0, 1], "
+     "output_batch_dimension "
+     "= 0, output_feature_dimension = 3, output_spatial_dimensions = [1, 2]>} : "
+     "(tensor<1x4x4x2xf32>, "
+     "tensor<3x3x2x2xf32>) -> tensor<1x2x2x2xf32>\n    return %0 : tensor<1x2x2x2xf32>\n  }\n}\n",
+     3, 63, "the input dimension numbers are not a permutation of 0..3"},
 };
 
 INSTANTIATE_TEST_SUITE_P(StableHlo, Malformed, ::testing::ValuesIn(kBad),

@@ -119,6 +119,15 @@ const Case kCases[] = {
      "\"func.return\"(%1) : "
      "(tensor<2x2xf32>) -> ()",
      "(%arg0: tensor<2x2xf32>, %arg1: tensor<2x2xf32>) -> tensor<2x2xf32>"},
+    {"select_of_predicates",
+     "HloModule m\nENTRY e {\n p = pred[3] parameter(0)\n a = pred[3] parameter(1)\n b = pred[3] "
+     "parameter(2)\n ROOT r = pred[3] select(p, a, b)\n}",
+     "    %0 = stablehlo.select %arg0, %arg1, %arg2 : tensor<3xi1>, tensor<3xi1>\n    return %0 : "
+     "tensor<3xi1>",
+     "    %0 = \"stablehlo.select\"(%arg0, %arg1, %arg2) : (tensor<3xi1>, tensor<3xi1>, "
+     "tensor<3xi1>) -> "
+     "tensor<3xi1>\n    \"func.return\"(%0) : (tensor<3xi1>) -> ()",
+     "(%arg0: tensor<3xi1>, %arg1: tensor<3xi1>, %arg2: tensor<3xi1>) -> tensor<3xi1>"},
     {"broadcast_reshape_transpose",
      "HloModule m\nENTRY e {\n a = f32[3] parameter(0)\n b = f32[2,3] broadcast(a), "
      "dimensions={1}\n "
@@ -408,6 +417,40 @@ const Case kCases[] = {
      "-> "
      "()",
      "(%arg0: tensor<4xf32>) -> tensor<4xf32>"},
+    {"sort_two_operands_and_barrier",
+     "HloModule m\ncmp (a: f32[], b: f32[], c: s32[], d: s32[]) -> pred[] {\n a = f32[] "
+     "parameter(0)\n b "
+     "= f32[] parameter(1)\n c = s32[] parameter(2)\n d = s32[] parameter(3)\n ROOT lt = pred[] "
+     "compare(a, b), direction=LT\n}\nENTRY e {\n k = f32[8] parameter(0)\n v = s32[8] "
+     "parameter(1)\n "
+     "t = (f32[8], s32[8]) tuple(k, v)\n o = (f32[8], s32[8]) opt-barrier(t)\n k2 = f32[8] "
+     "get-tuple-element(o), index=0\n v2 = s32[8] get-tuple-element(o), index=1\n s = (f32[8], "
+     "s32[8]) "
+     "sort(k2, v2), dimensions={0}, is_stable=true, to_apply=cmp\n ROOT r = s32[8] "
+     "get-tuple-element(s), index=1\n}",
+     "    %0:2 = stablehlo.optimization_barrier %arg0, %arg1 : tensor<8xf32>, tensor<8xi32>\n    "
+     "%1:2 = "
+     "\"stablehlo.sort\"(%0#0, %0#1) <{dimension = 0 : i64, is_stable = true}> ({\n    ^bb0(%a: "
+     "tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):\n      %2 = "
+     "stablehlo.compare  "
+     "LT, %a, %b,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n      stablehlo.return %2 : "
+     "tensor<i1>\n    }) : (tensor<8xf32>, tensor<8xi32>) -> (tensor<8xf32>, tensor<8xi32>)\n    "
+     "return %1#1 : tensor<8xi32>",
+     "    %0:2 = \"stablehlo.optimization_barrier\"(%arg0, %arg1) : (tensor<8xf32>, tensor<8xi32>) "
+     "-> "
+     "(tensor<8xf32>, tensor<8xi32>)\n    %1:2 = \"stablehlo.sort\"(%0#0, %0#1) ({\n    ^bb0(%a: "
+     "tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):\n      %2 = "
+     "\"stablehlo.compare\"(%a, %b) {comparison_direction = #stablehlo<comparison_direction LT>} : "
+     "(tensor<f32>, tensor<f32>) -> tensor<i1>\n      \"stablehlo.return\"(%2) : (tensor<i1>) -> "
+     "()\n "
+     "   }) {dimension = 0 : i64, is_stable = true} : (tensor<8xf32>, tensor<8xi32>) -> "
+     "(tensor<8xf32>, tensor<8xi32>)\n    \"func.return\"(%1#1) : (tensor<8xi32>) -> ()",
+     "(%arg0: tensor<8xf32>, %arg1: tensor<8xi32>) -> tensor<8xi32>"},
+    {"chlo_erf", "HloModule m\nENTRY e {\n a = f32[6] parameter(0)\n ROOT r = f32[6] erf(a)\n}",
+     "    %0 = chlo.erf %arg0 : tensor<6xf32> -> tensor<6xf32>\n    return %0 : tensor<6xf32>",
+     "    %0 = \"chlo.erf\"(%arg0) : (tensor<6xf32>) -> tensor<6xf32>\n    \"func.return\"(%0) : "
+     "(tensor<6xf32>) -> ()",
+     "(%arg0: tensor<6xf32>) -> tensor<6xf32>"},
     {"call_is_finite",
      "HloModule m\nf (x: f32[3]) -> pred[3] {\n x = f32[3] parameter(0)\n ROOT r = pred[3] "
      "is-finite(x)\n}\nENTRY e {\n a = f32[3] parameter(0)\n ROOT c = pred[3] call(a), "
