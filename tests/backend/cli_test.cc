@@ -273,5 +273,29 @@ TEST_F(CompileCli, TimingAndTuning) {
   EXPECT_FALSE(fs::exists(path("y.tasm")));
 }
 
+// `tacit coverage`: the text and JSON reports of a module, and its misuses.
+TEST_F(CompileCli, CoverageReportsRegionsAndReasons) {
+  const std::string module =
+      write("m.hlo",
+            "HloModule m\nENTRY main {\n  a = s8[16,16] parameter(0)\n"
+            "  b = s8[16,16] parameter(1)\n  lo = s32[] constant(-128)\n"
+            "  hi = s32[] constant(127)\n  wa = s32[16,16] convert(a)\n"
+            "  wb = s32[16,16] convert(b)\n  p = s32[16,16] dot(wa, wb), "
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+            "  c = s32[16,16] clamp(lo, p, hi)\n  q = s8[16,16] convert(c)\n"
+            "  f = f32[16,16] convert(q)\n  ROOT e = f32[16,16] exponential(f)\n}\n");
+  const std::string isa = source("isa/gemmini.taidl");
+  Outcome text = tacit("coverage --isa " + isa + " " + module);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("5 of 7 operations offloaded"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("exponential"), std::string::npos) << text.out;
+  Outcome json = tacit("coverage --isa " + isa + " " + module + " --json -o " + path("c.json"));
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_NE(readFile(path("c.json")).find("\"flops_offloaded\": 8448.0"), std::string::npos);
+  Outcome no_isa = tacit("coverage " + module);
+  EXPECT_EQ(no_isa.status, 1);
+  EXPECT_NE(no_isa.err.find("needs --isa"), std::string::npos) << no_isa.err;
+}
+
 }  // namespace
 }  // namespace tacit::backend

@@ -1,0 +1,95 @@
+// tacit coverage (backend/coverage.h): a module's operations split into regions the compiler
+// computes and operations that stay on the host, each with the compiler's reason.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "backend/coverage.h"
+#include "common/paths.h"
+#include "hlo/parser.h"
+#include "taidl/isa.h"
+
+namespace tacit::backend {
+namespace {
+
+const isel::Target& gemmini() {
+  static const taidl::Isa isa = taidl::loadIsaFile(testing::sourceDir() + "/isa/gemmini.taidl");
+  static const isel::Target target(isa);
+  return target;
+}
+
+const OpcodeCoverage& row(const CoverageReport& r, const std::string& opcode) {
+  for (const OpcodeCoverage& c : r.opcodes) {
+    if (c.opcode == opcode) return c;
+  }
+  ADD_FAILURE() << "no row for " << opcode;
+  static const OpcodeCoverage none;
+  return none;
+}
+
+// An int8 GEMM saturated to int8 (Gemmini's, compiled only as a whole: none of its dot, clamp
+// and converts alone) whose result goes on into float work Gemmini has no instruction for.
+const char* kMixed = R"(HloModule mixed
+ENTRY main {
+  a = s8[16,16] parameter(0)
+  b = s8[16,16] parameter(1)
+  lo = s32[] constant(-128)
+  hi = s32[] constant(127)
+  wa = s32[16,16] convert(a)
+  wb = s32[16,16] convert(b)
+  p = s32[16,16] dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  c = s32[16,16] clamp(lo, p, hi)
+  q = s8[16,16] convert(c)
+  f = f32[16,16] convert(q)
+  ROOT e = f32[16,16] exponential(f)
+})";
+
+TEST(Coverage, TheGemmRegionIsOffloadedAndTheFloatTailStaysOnTheHost) {
+  auto module = hlo::parseModule(kMixed, "mixed.hlo");
+  const CoverageReport r = coverage(gemmini(), *module);
+  EXPECT_EQ(r.operations, 7);  // parameters and constants are not operations
+  EXPECT_EQ(r.offloaded, 5);
+  ASSERT_EQ(r.regions.size(), 1u);
+  EXPECT_EQ(r.regions[0].operations, 5u);
+  EXPECT_EQ(row(r, "dot").offloaded, 1);
+  EXPECT_EQ(row(r, "clamp").offloaded, 1);
+  EXPECT_EQ(row(r, "exponential").offloaded, 0);
+  ASSERT_EQ(row(r, "exponential").reasons.size(), 1u);
+  EXPECT_NE(row(r, "exponential").reasons.begin()->first.find("no instruction of ISA 'gemmini'"),
+            std::string::npos);
+  // FLOPs: the dot's 2 * 16^3, the clamp's 256, the exponential's 256 (converts move data).
+  EXPECT_DOUBLE_EQ(r.flops, 2.0 * 16 * 16 * 16 + 256 + 256);
+  EXPECT_DOUBLE_EQ(r.flops_offloaded, 2.0 * 16 * 16 * 16 + 256);
+  // The report's forms.
+  EXPECT_NE(r.text().find("5 of 7 operations offloaded"), std::string::npos) << r.text();
+  EXPECT_NE(r.json().find("\"offloaded\": 5"), std::string::npos) << r.json();
+}
+
+TEST(Coverage, AnOpcodeTheCompilerDoesNotModelIsAReasonNotAnError) {
+  auto module = hlo::parseModule(R"(HloModule cc
+ENTRY main {
+  a = s8[16,16] parameter(0)
+  b = s8[16,16] parameter(1)
+  x = s8[16,16] custom-call(a), custom_call_target="foo"
+  ROOT y = s8[16,16] add(x, b)
+})",
+                                 "cc.hlo");
+  const CoverageReport r = coverage(gemmini(), *module);
+  EXPECT_EQ(row(r, "custom-call").offloaded, 0);
+  ASSERT_EQ(row(r, "custom-call").reasons.size(), 1u);
+  EXPECT_NE(row(r, "custom-call").reasons.begin()->first.find("custom-call"), std::string::npos);
+  EXPECT_EQ(row(r, "add").operations, 1);
+}
+
+TEST(Coverage, OperationFlops) {
+  auto module = hlo::parseModule(kMixed, "mixed.hlo");
+  std::map<std::string, double> flops;
+  for (const auto& inst : module->entry()->instructions())
+    flops[inst->name()] = operationFlops(*inst);
+  EXPECT_DOUBLE_EQ(flops.at("p"), 8192);  // 2 per multiply-add
+  EXPECT_DOUBLE_EQ(flops.at("q"), 0);     // a convert moves data
+  EXPECT_DOUBLE_EQ(flops.at("e"), 256);   // one per element
+}
+
+}  // namespace
+}  // namespace tacit::backend
