@@ -229,7 +229,18 @@ CoverageReport coverage(const isel::Target& target, const hlo::HloModule& module
   std::set<const HloInstruction*> offloaded;
   CompileOptions compile_options;
   compile_options.time_limit = options.time_limit;
-  std::vector<std::vector<const HloInstruction*>> work = components(ops, index);
+  // The first regions: connected components, cut into runs of at most max_region operations
+  // in the computation's order (a compile of thousands of operations only finds its time limit).
+  std::vector<std::vector<const HloInstruction*>> work;
+  for (const auto& component : components(ops, index)) {
+    for (size_t at = 0; at < component.size(); at += options.max_region) {
+      const size_t end = std::min(component.size(), at + options.max_region);
+      const std::vector<const HloInstruction*> run(component.begin() + static_cast<long>(at),
+                                                   component.begin() + static_cast<long>(end));
+      for (auto& part : components(run, index))
+        work.push_back(std::move(part));
+    }
+  }
   std::reverse(work.begin(), work.end());  // popped from the back: the module's order
   while (!work.empty()) {
     std::vector<const HloInstruction*> region = std::move(work.back());

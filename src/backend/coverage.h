@@ -24,6 +24,7 @@ namespace tacit::backend {
 struct CoverageOptions {
   std::chrono::milliseconds time_limit{2000};  // each region's compile
   int64_t max_compiles = 256;                  // then what is left stays on the host, "not tried"
+  size_t max_region = 64;  // operations of a first region (larger components are cut)
 };
 
 struct OffloadedRegion {
