@@ -322,6 +322,10 @@ class Importer {
   void copyTypedAttributes(const HloInstruction& inst, OpDesc& d) {
     const hlo::HloAttributes& a = inst.attrs();
     d.attrs.dimensions = a.dimensions;
+    // A scalar's broadcast may leave its (empty) dimensions out; the IR's rules and views read
+    // them on every broadcast.
+    if (inst.opcode() == HloOpcode::kBroadcast && !d.attrs.dimensions)
+      d.attrs.dimensions = std::vector<int64_t>{};
     d.attrs.iota_dimension = a.iota_dimension;
     d.attrs.slice = a.slice;
     d.attrs.padding = a.padding;

@@ -90,6 +90,30 @@ ENTRY main {
   EXPECT_TRUE(f.g.same(k.results[1].value_class, k.parameters[1].value_class));
 }
 
+// HLO lets a scalar's broadcast leave out its (empty) dimensions; the IR's rules and views read
+// them on every broadcast, so the import writes them (a coverage run over the shared corpus read
+// the absent ones through a null optional and crashed).
+TEST(KernelImport, AScalarBroadcastWithoutDimensionsGetsEmptyOnes) {
+  Fixture f;
+  auto m = parse(R"(
+HloModule k
+ENTRY main {
+  c = f32[] constant(0.5)
+  ROOT b = f32[16,16] broadcast(c)
+})");
+  ImportedKernel k = importKernel(*m, f.b);
+  f.g.rebuild();
+  bool found = false;
+  for (NodeId n : f.g.nodes(f.g.find(k.results[0].value_class))) {
+    egraph::ENode e = f.g.node(n);
+    if (f.ir.opcodeOf(e.op()) != hlo::HloOpcode::kBroadcast) continue;
+    ASSERT_TRUE(f.ir.opDesc(e.attr()).attrs.dimensions.has_value());
+    EXPECT_TRUE(f.ir.opDesc(e.attr()).attrs.dimensions->empty());
+    found = true;
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST(KernelImport, TiledLayoutIsReshapeAndTranspose) {
   Fixture f;
   auto m = parse(R"(
