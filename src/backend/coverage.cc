@@ -251,6 +251,26 @@ CoverageReport coverage(const isel::Target& target, const hlo::HloModule& module
                    " compiles) is spent";
       continue;
     }
+    double region_bytes = 0;
+    for (const HloInstruction* op : region) {
+      region_bytes += shapeBytes(op->shape());
+      for (const HloInstruction* o : op->operands())
+        region_bytes += shapeBytes(o->shape());
+    }
+    if (region_bytes > options.max_region_bytes) {
+      const std::string why =
+          "not tried: its operations move " +
+          std::to_string(static_cast<int64_t>(region_bytes / (1 << 20))) +
+          " MiB, above the coverage limit of " +
+          std::to_string(static_cast<int64_t>(options.max_region_bytes / (1 << 20))) + " MiB";
+      if (region.size() == 1) {
+        host[region[0]] = why;
+      } else {  // smaller pieces may fit
+        for (auto it = region.rbegin(); it != region.rend(); ++it)
+          work.push_back({*it});
+      }
+      continue;
+    }
     const std::set<const HloInstruction*> inside(region.begin(), region.end());
     std::vector<const HloInstruction*> outputs;
     for (const HloInstruction* op : region) {

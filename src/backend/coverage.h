@@ -25,6 +25,9 @@ struct CoverageOptions {
   std::chrono::milliseconds time_limit{2000};  // each region's compile
   int64_t max_compiles = 256;                  // then what is left stays on the host, "not tried"
   size_t max_region = 64;  // operations of a first region (larger components are cut)
+  // A region whose operations read and write more than this is not compiled (it stays on the
+  // host, "not tried"): compiles of multi-gigabyte tensors exhaust memory (docs/backend.md).
+  double max_region_bytes = 256.0 * (1 << 20);
 };
 
 struct OffloadedRegion {
