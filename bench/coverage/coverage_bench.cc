@@ -1,0 +1,108 @@
+// tacit coverage (backend/coverage.h) over every module of ../shared/corpus/hlo (TACIT_SHARED_DIR
+// overrides the path) for each shipped ISA: per module the operations offloaded, the shares of
+// FLOPs and bytes, the regions and compiles, and the wall time; per ISA the totals. A module the
+// HLO front end rejects is listed with its diagnostic.
+//
+// Usage: bench_coverage [--isa NAME]... [--time-limit S] [FILTER]   (NAME: gemmini, amx, tpuv1,
+// trainium, qkv, vta; default all; FILTER: a substring of the module's file name)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "backend/coverage.h"
+#include "hlo/verifier.h"
+#include "isel/target.h"
+#include "stablehlo/input.h"
+#include "support/diagnostic.h"
+#include "support/source.h"
+#include "taidl/isa.h"
+
+namespace {
+
+using namespace tacit;
+
+std::string pct(double part, double whole) {
+  if (whole <= 0) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f%%", 100 * part / whole);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> isas;
+  std::string filter;
+  backend::CoverageOptions options;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--isa") == 0 && i + 1 < argc) {
+      isas.push_back(argv[++i]);
+    } else if (std::strcmp(argv[i], "--time-limit") == 0 && i + 1 < argc) {
+      options.time_limit = std::chrono::milliseconds(std::atoi(argv[++i]) * 1000);
+    } else {
+      filter = argv[i];
+    }
+  }
+  if (isas.empty()) isas = {"gemmini", "amx", "tpuv1", "trainium", "qkv", "vta"};
+  const char* env = std::getenv("TACIT_SHARED_DIR");
+  const std::string corpus = std::string(env && *env ? env : TACIT_SHARED_DIR) + "/corpus/hlo";
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(corpus, ec)) {
+    if (e.path().extension() == ".hlo" &&
+        e.path().filename().string().find(filter) != std::string::npos)
+      files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    std::fprintf(stderr, "bench_coverage: no modules in %s\n", corpus.c_str());
+    return 1;
+  }
+  for (const std::string& name : isas) {
+    const taidl::Isa isa =
+        taidl::loadIsaFile(std::string(TACIT_SOURCE_DIR) + "/isa/" + name + ".taidl");
+    const isel::Target target(isa);
+    std::printf("\n%s (%zu modules)\n%-52s %6s %9s %8s %8s %7s %8s %8s\n", name.c_str(),
+                files.size(), "module", "ops", "offloaded", "FLOPs", "bytes", "regions", "compiles",
+                "seconds");
+    int64_t ops = 0, offloaded = 0, rejected = 0;
+    double flops = 0, flops_off = 0, bytes = 0, bytes_off = 0, seconds = 0;
+    for (const std::string& path : files) {
+      const std::string stem = std::filesystem::path(path).stem().string();
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        auto module = stablehlo::parseAnyModule(readFile(path), path);
+        hlo::verifyModule(*module);
+        const backend::CoverageReport r = backend::coverage(target, *module, options);
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::printf("%-52s %6lld %9lld %8s %8s %7zu %8lld %8.2f\n", stem.c_str(),
+                    static_cast<long long>(r.operations), static_cast<long long>(r.offloaded),
+                    pct(r.flops_offloaded, r.flops).c_str(),
+                    pct(r.bytes_offloaded, r.bytes).c_str(), r.regions.size(),
+                    static_cast<long long>(r.compiles), s);
+        ops += r.operations;
+        offloaded += r.offloaded;
+        flops += r.flops;
+        flops_off += r.flops_offloaded;
+        bytes += r.bytes;
+        bytes_off += r.bytes_offloaded;
+        seconds += s;
+      } catch (const DiagnosticError& e) {
+        ++rejected;
+        std::printf("%-52s rejected: %s\n", stem.c_str(), e.diagnostic().message.c_str());
+      }
+      std::fflush(stdout);
+    }
+    std::printf("%-52s %6lld %9lld %8s %8s %7s %8s %8.2f   (%lld rejected by the front end)\n",
+                "total", static_cast<long long>(ops), static_cast<long long>(offloaded),
+                pct(flops_off, flops).c_str(), pct(bytes_off, bytes).c_str(), "", "", seconds,
+                static_cast<long long>(rejected));
+  }
+  return 0;
+}
