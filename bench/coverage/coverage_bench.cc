@@ -22,18 +22,8 @@
 #include "support/source.h"
 #include "taidl/isa.h"
 
-namespace {
-
 using namespace tacit;
-
-std::string pct(double part, double whole) {
-  if (whole <= 0) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.1f%%", 100 * part / whole);
-  return buf;
-}
-
-}  // namespace
+using backend::share;
 
 int main(int argc, char** argv) {
   std::vector<std::string> isas;
@@ -83,8 +73,8 @@ int main(int argc, char** argv) {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::printf("%-52s %6lld %9lld %8s %8s %7zu %8lld %8.2f\n", stem.c_str(),
                     static_cast<long long>(r.operations), static_cast<long long>(r.offloaded),
-                    pct(r.flops_offloaded, r.flops).c_str(),
-                    pct(r.bytes_offloaded, r.bytes).c_str(), r.regions.size(),
+                    share(r.flops_offloaded, r.flops).c_str(),
+                    share(r.bytes_offloaded, r.bytes).c_str(), r.regions.size(),
                     static_cast<long long>(r.compiles), s);
         ops += r.operations;
         offloaded += r.offloaded;
@@ -101,7 +91,7 @@ int main(int argc, char** argv) {
     }
     std::printf("%-52s %6lld %9lld %8s %8s %7s %8s %8.2f   (%lld rejected by the front end)\n",
                 "total", static_cast<long long>(ops), static_cast<long long>(offloaded),
-                pct(flops_off, flops).c_str(), pct(bytes_off, bytes).c_str(), "", "", seconds,
+                share(flops_off, flops).c_str(), share(bytes_off, bytes).c_str(), "", "", seconds,
                 static_cast<long long>(rejected));
   }
   return 0;

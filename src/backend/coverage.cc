@@ -342,16 +342,12 @@ CoverageReport coverage(const isel::Target& target, const hlo::HloModule& module
   return report;
 }
 
-namespace {
-
 std::string share(double part, double whole) {
   if (whole <= 0) return "-";
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.1f %%", 100 * part / whole);
   return buf;
 }
-
-}  // namespace
 
 std::string CoverageReport::text() const {
   std::string out = module + " on " + isa + ": " + std::to_string(offloaded) + " of " +

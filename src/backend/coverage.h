@@ -57,6 +57,9 @@ struct CoverageReport {
 CoverageReport coverage(const isel::Target& target, const hlo::HloModule& module,
                         const CoverageOptions& options = {});
 
+// "12.5 %" (part of whole), "-" when whole is 0: the report's shares.
+std::string share(double part, double whole);
+
 // What one operation computes: 2 per multiply-add of a dot or a convolution, one per result
 // element of an elementwise operation, one per input element of a reduction, 0 for data
 // movement.
