@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
   }
   std::sort(files.begin(), files.end());
   if (files.empty()) {
-    std::fprintf(stderr, "bench_coverage: no modules in %s\n", corpus.c_str());
+    std::fprintf(stderr, "bench_coverage: no module of %s matches \"%s\"\n", corpus.c_str(),
+                 filter.c_str());
     return 1;
   }
   for (const std::string& name : isas) {
