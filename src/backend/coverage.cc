@@ -34,17 +34,25 @@ double shapeBytes(const hlo::Shape& s) {
   return n;
 }
 
-void calledInOrder(const HloComputation& c, std::set<const HloComputation*>& seen,
+// What an operation reads and writes.
+double operationBytes(const HloInstruction& op) {
+  double bytes = shapeBytes(op.shape());
+  for (const HloInstruction* o : op.operands())
+    bytes += shapeBytes(o->shape());
+  return bytes;
+}
+
+// The computations `op` calls, and the ones they call, callees before callers (once each).
+void calledInOrder(const HloInstruction& op, std::set<const HloComputation*>& seen,
                    std::vector<const HloComputation*>& order) {
-  if (!seen.insert(&c).second) return;
-  for (const auto& inst : c.instructions()) {
-    for (const hlo::CalledComputations& called : inst->attrs().called) {
-      for (const HloComputation* callee : called.computations) {
-        if (callee) calledInOrder(*callee, seen, order);
-      }
+  for (const hlo::CalledComputations& called : op.attrs().called) {
+    for (const HloComputation* callee : called.computations) {
+      if (callee == nullptr || !seen.insert(callee).second) continue;
+      for (const auto& inst : callee->instructions())
+        calledInOrder(*inst, seen, order);
+      order.push_back(callee);
     }
   }
-  order.push_back(&c);
 }
 
 // The operation's text without its ROOT marker and its control predecessors (which name
@@ -76,13 +84,8 @@ RegionKernel regionKernel(const std::vector<const HloInstruction*>& region,
   line("HloModule region", nullptr);
   std::set<const HloComputation*> seen;
   std::vector<const HloComputation*> called;
-  for (const HloInstruction* op : region) {
-    for (const hlo::CalledComputations& c : op->attrs().called) {
-      for (const HloComputation* callee : c.computations) {
-        if (callee) calledInOrder(*callee, seen, called);
-      }
-    }
-  }
+  for (const HloInstruction* op : region)
+    calledInOrder(*op, seen, called);
   for (const HloComputation* c : called) {
     const std::string printed = hlo::printComputation(*c);  // split's views point into it
     for (std::string_view l : split(printed, '\n'))
@@ -252,11 +255,8 @@ CoverageReport coverage(const isel::Target& target, const hlo::HloModule& module
       continue;
     }
     double region_bytes = 0;
-    for (const HloInstruction* op : region) {
-      region_bytes += shapeBytes(op->shape());
-      for (const HloInstruction* o : op->operands())
-        region_bytes += shapeBytes(o->shape());
-    }
+    for (const HloInstruction* op : region)
+      region_bytes += operationBytes(*op);
     if (region_bytes > options.max_region_bytes) {
       const std::string why =
           "not tried: its operations move " +
@@ -316,9 +316,7 @@ CoverageReport coverage(const isel::Target& target, const hlo::HloModule& module
     OpcodeCoverage& row = by_opcode[op->opcodeSpelling()];
     row.opcode = op->opcodeSpelling();
     const double flops = operationFlops(*op);
-    double bytes = shapeBytes(op->shape());
-    for (const HloInstruction* o : op->operands())
-      bytes += shapeBytes(o->shape());
+    const double bytes = operationBytes(*op);
     ++row.operations;
     row.flops += flops;
     row.bytes += bytes;

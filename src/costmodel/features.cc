@@ -89,7 +89,8 @@ class Walker {
     }
   }
 
-  Features features() const {
+  // The features, the probe's (timing/probe.h) among the shared ones.
+  Features features(const timing::Probe& probe) const {
     Features f;
     f.names = sharedNames();
     double total_busy = 0, max_busy = 0;
@@ -112,6 +113,8 @@ class Walker {
                 lg(innermost_iterations_),
                 static_cast<float>(calls_per_iteration_),
                 static_cast<float>(unroll_),
+                lg(probe.cycles_per_call),
+                lg(probe.ran ? static_cast<double>(probe.estimate) : 0),
                 lg(latency_bound_ / std::max(1.0, unroll_)),
                 lg(std::max({max_busy, port_, latency_bound_ / std::max(1.0, unroll_)}))};
     for (size_t i = 0; i < counts_.size(); ++i) {
@@ -218,13 +221,9 @@ const std::vector<std::string>& sharedNames() {
 Features programFeatures(const taidl::Isa& isa, const oracle::Program& program) {
   Walker w(isa);
   w.body(program.body, 1, 0);
-  Features f = w.features();
-  // The probe (timing/probe.h): the loop nest's steady state, what the sums above cannot see (a
-  // load that waits for the register a compute still reads, an engine idle behind a dependency).
-  const timing::Probe p = timing::probe(isa, program);
-  f.values.insert(f.values.begin() + kProbeEstimate - 1,
-                  {lg(p.cycles_per_call), lg(p.ran ? static_cast<double>(p.estimate) : 0)});
-  return f;
+  // The probe: the loop nest's steady state, what the sums cannot see (a load that waits for the
+  // register a compute still reads, an engine idle behind a dependency).
+  return w.features(timing::probe(isa, program));
 }
 
 }  // namespace tacit::costmodel

@@ -20,6 +20,7 @@ void cut(std::vector<oracle::Stmt>& body, int64_t trips) {
   }
 }
 
+// Calls the loop nest executes `times` times over (loop bounds at their constant parts).
 double calls(const std::vector<oracle::Stmt>& body, double times) {
   double n = 0;
   for (const oracle::Stmt& s : body) {
@@ -56,10 +57,6 @@ Cut runCut(oracle::Machine& m, const oracle::Program& program, int64_t trips) {
 
 }  // namespace
 
-double executedCalls(const std::vector<oracle::Stmt>& body) {
-  return calls(body, 1);
-}
-
 Probe probe(const taidl::Isa& isa, const oracle::Program& program) {
   oracle::Machine m(isa);  // one machine: the second run reuses the first's specialisations
   const Cut two = runCut(m, program, 2);
@@ -74,7 +71,7 @@ Probe probe(const taidl::Isa& isa, const oracle::Program& program) {
           : 0;
   out.estimate =
       std::llround(static_cast<double>(two.report.cycles) +
-                   out.cycles_per_call * std::max(0.0, executedCalls(program.body) - two.calls));
+                   out.cycles_per_call * std::max(0.0, calls(program.body, 1) - two.calls));
   return out;
 }
 

@@ -23,7 +23,4 @@ struct Probe {
 
 Probe probe(const taidl::Isa& isa, const oracle::Program& program);
 
-// Calls the loop nest executes (loop bounds at their constant parts).
-double executedCalls(const std::vector<oracle::Stmt>& body);
-
 }  // namespace tacit::timing

@@ -18,6 +18,7 @@
 #include "hlo_eval/random_literal.h"
 #include "oracle/machine.h"
 #include "oracle/tasm.h"
+#include "spec_checks.h"
 #include "support/diagnostic.h"
 #include "support/source.h"
 #include "taidl/isa.h"
@@ -40,37 +41,8 @@ std::string example(const std::string& file) {
   return tacit::testing::sourceDir() + "/examples/trainium/" + file;
 }
 
-// Runs examples/trainium/NAME.tasm on `sets` random input sets and compares its one output with
-// NAME.hlo evaluated on the same inputs. The program declares its inputs in the order of the HLO
-// parameters, with the same shapes.
 void expectProgramEqualsHlo(const std::string& name, int sets) {
-  const taidl::Isa& isa = trainium();
-  Program p = parseProgramFile(isa, example(name + ".tasm"));
-  auto module = hlo::parseModule(readFile(example(name + ".hlo")), example(name + ".hlo"));
-  std::vector<const Tensor*> inputs, outputs;
-  for (const Tensor& t : p.tensors) {
-    if (t.kind == TensorKind::kInput) inputs.push_back(&t);
-    if (t.kind == TensorKind::kOutput) outputs.push_back(&t);
-  }
-  const auto& params = module->entry()->parameters();
-  ASSERT_EQ(inputs.size(), params.size()) << name;
-  ASSERT_EQ(outputs.size(), 1u) << name;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    ASSERT_EQ(inputs[i]->shape, params[i]->shape()) << name << " input " << inputs[i]->name;
-  for (int set = 0; set < sets; ++set) {
-    std::map<std::string, Literal> by_name;
-    std::vector<Literal> args;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      args.push_back(hlo::randomLiteral(inputs[i]->shape, hlo::mixSeed(100 + set, i)));
-      by_name.emplace(inputs[i]->name, args.back());
-    }
-    std::map<std::string, Literal> got = run(isa, p, by_name);
-    Literal want = hlo::evaluate(*module, args);
-    const Literal& out = got.at(outputs[0]->name);
-    ASSERT_EQ(out.shape(), want.shape()) << name;
-    EXPECT_TRUE(out.bitwiseEqual(want)) << name << ": input set " << set;
-    EXPECT_FALSE(want.bitwiseEqual(Literal(want.shape()))) << name << ": an all-zero result";
-  }
+  spec_checks::expectProgramEqualsHlo(trainium(), example(name), sets, 100);
 }
 
 // Conformance.
@@ -189,15 +161,9 @@ TEST(Trainium, CastsGoThroughFp32AndRoundToNearestEven) {
 
 // Limits: each `require` of the spec, at the limit and one past it.
 
-struct Limit {
-  const char* what;
-  const char* ok;   // a call at the limit (runs)
-  const char* bad;  // the same call one past it (fails)
-  const char* instruction;
-  const char* constraint;  // as the diagnostic prints it
-};
+using spec_checks::Limit;
 
-const Limit kLimits[] = {
+const std::vector<Limit> kLimits = {
     {"a DMA moves at most 128 partitions",
      "dma_copy_load(p=128, nbytes=4, pitch=4, hbm_addr=0, part=0, off=0);",
      "dma_copy_load(p=129, nbytes=4, pitch=4, hbm_addr=0, part=0, off=0);", "dma_copy_load",
@@ -310,28 +276,12 @@ const Limit kLimits[] = {
      "tensor_copy", "n >= 1 && n <= PSUM_FREE_MAX"},
 };
 
-// The error of running `call` alone, or "" if it runs.
 std::string runCall(const taidl::Isa& isa, const std::string& call) {
-  const std::string text = "kernel limit hbm=4096 {\n  " + call + "\n}\n";
-  try {
-    Program p = parseProgram(isa, text, "limit.tasm");
-    run(isa, p, {});
-  } catch (const DiagnosticError& e) {
-    return e.what();
-  }
-  return "";
+  return spec_checks::errorOfCalls(isa, call);
 }
 
 TEST(Trainium, EveryLimitIsARequireThatRejectsOnePastIt) {
-  for (const Limit& l : kLimits) {
-    SCOPED_TRACE(l.what);
-    EXPECT_EQ(runCall(trainium(), l.ok), "");
-    const std::string error = runCall(trainium(), l.bad);
-    EXPECT_NE(error.find(std::string("constraint `") + l.constraint + "` of " + l.instruction +
-                         " is violated by " + l.instruction + "("),
-              std::string::npos)
-        << error;
-  }
+  spec_checks::expectLimitsAreRequires(trainium(), kLimits);
 }
 
 // A violated require stops the run: the program writes no output (run() throws before returning

@@ -8,6 +8,7 @@
 //  * micro-op indices outside a buffer are the oracle's error (the simulator's CHECK).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -17,11 +18,9 @@
 #include <vector>
 
 #include "common/paths.h"
-#include "hlo/parser.h"
-#include "hlo_eval/evaluator.h"
-#include "hlo_eval/random_literal.h"
 #include "oracle/machine.h"
 #include "oracle/tasm.h"
+#include "spec_checks.h"
 #include "support/diagnostic.h"
 #include "support/source.h"
 #include "taidl/isa.h"
@@ -204,37 +203,18 @@ TEST(Vta, ReproducesEveryGoldenRunOfTheFunctionalSimulator) {
 // ---- the hand-written programs against the HLO evaluator ----------------------------------------
 
 void expectProgramEqualsHlo(const std::string& name, int sets) {
-  const taidl::Isa& isa = vta();
-  std::string base = tacit::testing::sourceDir() + "/examples/vta/" + name;
-  Program p = parseProgramFile(isa, base + ".tasm");
-  auto module = hlo::parseModule(readFile(base + ".hlo"), base + ".hlo");
-  std::vector<const Tensor*> inputs;
-  const Tensor* output = nullptr;
-  for (const Tensor& t : p.tensors) {
-    if (t.kind == TensorKind::kInput) inputs.push_back(&t);
-    if (t.kind == TensorKind::kOutput) output = &t;
-  }
-  ASSERT_NE(output, nullptr);
-  ASSERT_EQ(inputs.size(), module->entry()->parameters().size());
-  for (int set = 0; set < sets; ++set) {
-    std::map<std::string, Literal> by_name;
-    std::vector<Literal> args;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      args.push_back(hlo::randomLiteral(inputs[i]->shape, hlo::mixSeed(300 + set, i)));
-      by_name.emplace(inputs[i]->name, args.back());
-    }
-    Literal want = hlo::evaluate(*module, args);
-    Literal got = run(isa, p, by_name).at(output->name);
-    EXPECT_TRUE(got.bitwiseEqual(want)) << name << ": input set " << set;
-    // The clamp must be exercised both ways, or the test could not tell SHR/MIN/MAX apart.
-    int64_t high = 0, low = 0;
-    for (int64_t i = 0; i < want.elementCount(); ++i) {
-      high += want.getInt64(i) == 127;
-      low += want.getInt64(i) == -128;
-    }
-    EXPECT_GT(high, 0);
-    EXPECT_GT(low, 0);
-  }
+  spec_checks::expectProgramEqualsHlo(vta(), tacit::testing::sourceDir() + "/examples/vta/" + name,
+                                      sets, 300, [&](const Literal& want) {
+                                        // The clamp must be exercised both ways, or the test could
+                                        // not tell SHR/MIN/MAX apart.
+                                        int64_t high = 0, low = 0;
+                                        for (int64_t i = 0; i < want.elementCount(); ++i) {
+                                          high += want.getInt64(i) == 127;
+                                          low += want.getInt64(i) == -128;
+                                        }
+                                        EXPECT_GT(high, 0) << name;
+                                        EXPECT_GT(low, 0) << name;
+                                      });
 }
 
 TEST(Vta, Gemm16WithShiftAndClampEqualsHlo) {
@@ -249,14 +229,7 @@ TEST(Vta, Gemm64InPackedTilesWithShiftAndClampEqualsHlo) {
 
 // The error of running `calls` on a fresh machine (HBM of 64 KiB), or "" if they run.
 std::string runCalls(const std::string& calls) {
-  const std::string text = "kernel limit hbm=65536 {\n" + calls + "\n}\n";
-  try {
-    Program p = parseProgram(vta(), text, "limit.tasm");
-    run(vta(), p, {});
-  } catch (const DiagnosticError& e) {
-    return e.what();
-  }
-  return "";
+  return spec_checks::errorOfCalls(vta(), calls, 65536);
 }
 
 std::string load(const std::string& unit, int64_t y_size, int64_t x_size, int64_t pad,
@@ -276,12 +249,7 @@ std::string loop(const std::string& unit, const std::string& extra, int64_t iter
          (unit == "gemm" ? ", wgt_factor_out=0, wgt_factor_in=0" : "") + ");";
 }
 
-struct Limit {
-  const char* what;
-  std::string ok, bad;
-  const char* instruction;
-  const char* constraint;
-};
+using spec_checks::Limit;
 
 TEST(Vta, EveryEncodingLimitIsARequireThatRejectsOnePastIt) {
   const std::vector<Limit> limits = {
@@ -315,15 +283,7 @@ TEST(Vta, EveryEncodingLimitIsARequireThatRejectsOnePastIt) {
        loop("alu", "op=2, use_imm=1, imm=-32769, ", 1, 1, 0), "alu",
        "imm >= -32768 && imm < 32768"},
   };
-  for (const Limit& l : limits) {
-    SCOPED_TRACE(l.what);
-    EXPECT_EQ(runCalls(l.ok), "");
-    const std::string error = runCalls(l.bad);
-    EXPECT_NE(error.find(std::string("constraint `") + l.constraint + "` of " + l.instruction +
-                         " is violated by " + l.instruction + "("),
-              std::string::npos)
-        << error;
-  }
+  spec_checks::expectLimitsAreRequires(vta(), limits, 65536);
 }
 
 // A micro-op's index plus the loop's factors past the accumulator: the simulator CHECKs it, the
