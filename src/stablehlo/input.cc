@@ -14,7 +14,7 @@ std::unique_ptr<hlo::HloModule> parseStableHlo(std::string_view text, const std:
 }
 
 bool isStableHlo(std::string_view text, const std::string& path) {
-  if (path.size() >= 5 && path.substr(path.size() - 5) == ".mlir") return true;
+  if (std::string_view(path).ends_with(".mlir")) return true;
   size_t p = 0;
   while (p < text.size()) {
     char c = text[p];
@@ -28,14 +28,14 @@ bool isStableHlo(std::string_view text, const std::string& path) {
     }
   }
   std::string_view rest = text.substr(p);
+  // A keyword followed by a blank, a symbol (@name) or a body: not a prefix of a longer name.
   auto word = [&rest](std::string_view w) {
-    return rest.substr(0, w.size()) == w &&
-           (rest.size() == w.size() || rest[w.size()] == ' ' || rest[w.size()] == '\t' ||
-            rest[w.size()] == '\n' || rest[w.size()] == '\r' || rest[w.size()] == '@' ||
-            rest[w.size()] == '{');
+    return rest.starts_with(w) &&
+           (rest.size() == w.size() ||
+            std::string_view(" \t\n\r@{").find(rest[w.size()]) != std::string_view::npos);
   };
-  return word("module") || word("func.func") || rest.substr(0, 16) == "\"builtin.module\"" ||
-         rest.substr(0, 11) == "\"func.func\"" || rest.substr(0, 4) == "#loc";
+  return word("module") || word("func.func") || rest.starts_with("\"builtin.module\"") ||
+         rest.starts_with("\"func.func\"") || rest.starts_with("#loc");
 }
 
 std::unique_ptr<hlo::HloModule> parseAnyModule(std::string_view text, const std::string& filename,

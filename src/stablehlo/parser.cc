@@ -100,6 +100,18 @@ std::vector<int64_t> Parser::parseIntList() {
   return out;
 }
 
+BlockArg Parser::parseTypedArg(std::string_view what, bool attrs) {
+  BlockArg arg;
+  Token name = expect(Tok::kValue, what);
+  arg.name = name.text;
+  arg.loc = locOf(name.begin);
+  expect(Tok::kColon, "':' and the argument's type");
+  arg.type = parseType();
+  if (attrs) parseOptionalAttrDict(arg.attrs);
+  arg.loc_name = parseOptionalLoc();
+  return arg;
+}
+
 std::string Parser::parseOptionalLoc() {
   if (!lex_.peek().isIdent("loc")) return {};
   lex_.next();
@@ -153,14 +165,7 @@ void Parser::parseRegionBody(Region& region, bool allow_label) {
     lex_.next();
     if (accept(Tok::kLParen) && !accept(Tok::kRParen)) {
       do {
-        BlockArg arg;
-        Token name = expect(Tok::kValue, "a block argument (%name: type)");
-        arg.name = name.text;
-        arg.loc = locOf(name.begin);
-        expect(Tok::kColon, "':' and the argument's type");
-        arg.type = parseType();
-        arg.loc_name = parseOptionalLoc();
-        region.args.push_back(std::move(arg));
+        region.args.push_back(parseTypedArg("a block argument (%name: type)", false));
         countValues(1, region.loc);
       } while (accept(Tok::kComma));
       expect(Tok::kRParen, "',' or ')' after the block arguments");
@@ -267,15 +272,7 @@ Func Parser::parseFunc(SourceLoc loc) {
   expect(Tok::kLParen, "'(' and the function's arguments");
   if (!accept(Tok::kRParen)) {
     do {
-      BlockArg arg;
-      Token name = expect(Tok::kValue, "an argument (%arg0: tensor<...>)");
-      arg.name = name.text;
-      arg.loc = locOf(name.begin);
-      expect(Tok::kColon, "':' and the argument's type");
-      arg.type = parseType();
-      parseOptionalAttrDict(arg.attrs);
-      arg.loc_name = parseOptionalLoc();
-      f.body.args.push_back(std::move(arg));
+      f.body.args.push_back(parseTypedArg("an argument (%arg0: tensor<...>)", true));
       countValues(1, loc);
     } while (accept(Tok::kComma));
     expect(Tok::kRParen, "',' or ')' after the arguments");

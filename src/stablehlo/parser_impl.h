@@ -52,6 +52,9 @@ class Parser {
   std::string parseOptionalLoc();  // loc(...): the name of a name location, or "#alias", or ""
 
   // ---- ops ----
+  // `%name: type` (then `{attrs}` when `attrs`, a function's argument) and an optional location:
+  // a region's or a function's argument; `what` names it in the diagnostic.
+  BlockArg parseTypedArg(std::string_view what, bool attrs);
   void parseRegionBody(Region& region, bool entry_block_has_label);
   Op parseOp();
   void parseGenericOp(Op& op);

@@ -115,6 +115,21 @@ void Parser::parsePrettyOp(Op& op) {
     return here();
   };
   auto done = [&] { checkCounts(file, op); };
+  // `@symbol(%a, ...) : (T, ...) -> T`: call's callee and custom_call's target, kept as the
+  // attribute `name` of `kind`.
+  auto symbolAndOperands = [&](const char* name, Attr::Kind kind, std::string_view what) {
+    Token symbol = expect(Tok::kSymbol, what);
+    Attr a;
+    a.kind = kind;
+    a.text = symbol.text;
+    a.loc = locOf(symbol.begin);
+    op.attrs.set(name, a);
+    expect(Tok::kLParen, "'(' and the operands");
+    op.operands = parseValueRefList();
+    expect(Tok::kRParen, "',' or ')' after the operands");
+    functionType();
+    done();
+  };
 
   if (n == "func.return" || n == "return" || n == "stablehlo.return") {
     op.operands = parseValueRefList();
@@ -124,19 +139,8 @@ void Parser::parsePrettyOp(Op& op) {
     }
     return done();
   }
-  if (n == "call" || n == "func.call") {
-    Token callee = expect(Tok::kSymbol, "the callee (@name)");
-    Attr sym;
-    sym.kind = Attr::Kind::kSymbol;
-    sym.text = callee.text;
-    sym.loc = locOf(callee.begin);
-    op.attrs.set("callee", sym);
-    expect(Tok::kLParen, "'(' and the call's arguments");
-    op.operands = parseValueRefList();
-    expect(Tok::kRParen, "',' or ')' after the arguments");
-    functionType();
-    return done();
-  }
+  if (n == "call" || n == "func.call")
+    return symbolAndOperands("callee", Attr::Kind::kSymbol, "the callee (@name)");
   if (!findOp(n)) {
     fail(file.name(), op.loc,
          "'" + n + "' is not supported; supported ops are " + supportedOpNames(),
@@ -243,19 +247,8 @@ void Parser::parsePrettyOp(Op& op) {
     functionType();
     return done();
   }
-  if (short_name == "custom_call") {
-    Token target = expect(Tok::kSymbol, "the call target (@name)");
-    Attr s;
-    s.kind = Attr::Kind::kString;
-    s.text = target.text;
-    s.loc = locOf(target.begin);
-    op.attrs.set("call_target_name", s);
-    expect(Tok::kLParen, "'(' and the operands");
-    op.operands = parseValueRefList();
-    expect(Tok::kRParen, "',' or ')' after the operands");
-    functionType();
-    return done();
-  }
+  if (short_name == "custom_call")
+    return symbolAndOperands("call_target_name", Attr::Kind::kString, "the call target (@name)");
   if (short_name == "reduce") {
     // (%x init: %c), (%y init: %d) applies stablehlo.add across dimensions = [1] : ...
     // or the same with `across dimensions = [...] : type` then `reducer(%a: T, %b: T) {...}`.
