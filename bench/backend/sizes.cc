@@ -132,5 +132,18 @@ int sizeSweep(const std::string& source_dir, int runs) {
   for (Size s : {Size{16, 64, 16}, Size{32, 64, 32}, Size{64, 64, 64}, Size{128, 128, 128},
                  Size{256, 256, 256}, Size{512, 512, 512}, Size{1024, 1024, 1024}})
     row(amx, bench::amxGemmHlo(s.m, s.k, s.n), shape(s.m, s.k, s.n), runs);
+  // TPUv1 (256x256 array, 4096 accumulator rows) and QKV (64x64x64 gemm), operands in layout
+  // tiles: deep contractions accumulate in place, windows are whole layout tiles.
+  const taidl::Isa tpuv1 = taidl::loadIsaFile(source_dir + "/isa/tpuv1.taidl");
+  std::printf("\n");
+  header("kernel (tpuv1 int8)");
+  for (Size s :
+       {Size{256, 256, 256}, Size{256, 512, 256}, Size{512, 512, 512}, Size{1024, 1024, 1024}})
+    row(tpuv1, bench::tpuGemmHlo(s.m, s.k, s.n), shape(s.m, s.k, s.n), runs);
+  const taidl::Isa qkv = taidl::loadIsaFile(source_dir + "/isa/qkv.taidl");
+  std::printf("\n");
+  header("kernel (qkv bf16)");
+  for (Size s : {Size{64, 64, 64}, Size{128, 64, 128}, Size{256, 64, 256}})
+    row(qkv, bench::qkvGemmHlo(s.m, s.k, s.n), shape(s.m, s.k, s.n), runs);
   return 0;
 }

@@ -25,6 +25,31 @@ inline std::string dims(int64_t a, int64_t b) {
   return "[" + std::to_string(a) + "," + std::to_string(b) + "]";
 }
 
+// TPUv1's int8 GEMM: int32 sums wrapped to int8 (Activate without ReLU), operands and result in
+// the layout T(256,256) — whole weight tiles contiguous, as the Weight Memory holds them.
+inline std::string tpuGemmHlo(int64_t m, int64_t k, int64_t n) {
+  const std::string l = "{1,0:T(256,256)}";
+  std::ostringstream s;
+  s << "HloModule tpu, entry_computation_layout={(s8" << dims(m, k) << l << ", s8" << dims(k, n)
+    << l << ")->s8" << dims(m, n) << l << "}\nENTRY main {\n  a = s8" << dims(m, k) << l
+    << " parameter(0)\n  b = s8" << dims(k, n) << l << " parameter(1)\n  wa = s32" << dims(m, k)
+    << " convert(a)\n  wb = s32" << dims(k, n) << " convert(b)\n  d = s32" << dims(m, n)
+    << " dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  ROOT r = s8"
+    << dims(m, n) << " convert(d)\n}\n";
+  return s.str();
+}
+
+// QKV's bf16 GEMM, B and the result in 64x64 layout tiles (its stores write whole 64-wide rows).
+inline std::string qkvGemmHlo(int64_t m, int64_t k, int64_t n) {
+  const std::string l = "{1,0:T(64,64)}";
+  std::ostringstream s;
+  s << "HloModule qkv, entry_computation_layout={(bf16" << dims(m, k) << "{1,0}, bf16" << dims(k, n)
+    << l << ")->bf16" << dims(m, n) << l << "}\nENTRY main {\n  a = bf16" << dims(m, k)
+    << " parameter(0)\n  b = bf16" << dims(k, n) << l << " parameter(1)\n  ROOT c = bf16"
+    << dims(m, n) << l << " dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+  return s.str();
+}
+
 // The start of oneDNN's u8 x s8 GEMM on AMX: the module with its entry layout (A u8[m, k]
 // row-major, B s8[n, k] in the VNNI layout T(16,4), then `more` parameters' layouts; `result` the
 // result's), its parameters (`more_params` after A and B), the widening converts wa and wb, and

@@ -133,7 +133,24 @@ CompileResult compile(const isel::Target& target, const hlo::HloModule& kernel,
       return std::move(*pieces);
     }
   }
-  return compileKernel(target, kernel, options, {}, deadline);
+  // A kernel of several unit tiles compiled whole leaves half its budget to its tiles, should the
+  // whole not compile (below).
+  const bool may_tile = options.tiling && !options.schedule && !options.after_saturation &&
+                        tiling::unitTiles(target, kernel) > 1;
+  const Deadline whole = may_tile ? Deadline::after(deadline.left() / 2) : deadline;
+  try {
+    return compileKernel(target, kernel, options, {}, whole);
+  } catch (const DiagnosticError&) {
+    // A kernel of a few tiles that does not compile whole may compile as tiles: a contraction
+    // deeper than the ISA's units is accumulated on chip only by split steps (docs/backend.md,
+    // "Tiled compilation"). The whole kernel's diagnostic stands when no schedule compiles.
+    if (!may_tile || deadline.passed()) throw;
+    CompileOptions tiles_first = options;
+    tiles_first.max_whole_tiles = 1;
+    if (std::optional<CompileResult> tiles = compileTiled(target, kernel, tiles_first, deadline))
+      return std::move(*tiles);
+    throw;
+  }
 }
 
 CompileResult compile(const taidl::Isa& isa, const hlo::HloModule& kernel,

@@ -317,7 +317,6 @@ TileModuleOrReason buildTile(const hlo::HloModule& kernel, const std::vector<int
   const HloInstruction* root = entry->root();
   if (!root->shape().isArray()) return {std::nullopt, "the kernel has more than one result"};
   std::vector<hlo::Shape> results = isel::entryResultShapes(kernel);
-  if (!results[0].hasDefaultLayout()) return {std::nullopt, "the result has a non-default layout"};
   std::vector<hlo::Shape> parameters = isel::entryParameterShapes(kernel);
   const HloInstruction* dot = step == TileStep::kWhole ? nullptr : onlyDot(kernel);
   if (step != TileStep::kWhole) {
@@ -337,6 +336,7 @@ TileModuleOrReason buildTile(const hlo::HloModule& kernel, const std::vector<int
     box.follows.push_back(static_cast<int64_t>(d));
   }
   hlo::Shape result(results[0].elementType(), sizes);
+  result.setLayout(results[0].layout());  // a window of the kernel's result, in its layout
   // The blocks of the tile whose sums are carried apart (one: the tile).
   std::vector<Box> blocks;
   if (step != TileStep::kWhole && !block.sums.empty()) {

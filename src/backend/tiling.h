@@ -56,6 +56,11 @@ class TiledCompiler {
   std::unique_ptr<Impl> impl_;
 };
 
+namespace tiling {
+// How many of the ISA's unit tiles the kernel's result spans; 0 when it is not tiled by default.
+int64_t unitTiles(const isel::Target& target, const hlo::HloModule& kernel);
+}  // namespace tiling
+
 // The tiled compile of `kernel`, or nullopt when the kernel is not tiled: its result is small (at
 // most options.max_whole_tiles unit tiles) and no schedule was given, its operations cannot be
 // restricted to tiles (tile_kernel.h), or no schedule's tile kernels compile. A schedule given in

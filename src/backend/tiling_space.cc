@@ -47,11 +47,26 @@ std::vector<int64_t> unitTile(const isel::IsaNeeds& needs, const hlo::HloModule&
   if (rank == 0 || onlyDot(kernel) == nullptr) return {};
   const std::set<int64_t>& rows = needs.dot_rows;
   const std::set<int64_t>& cols = needs.dot_cols;
+  // A unit whose extent is a range (TPUv1's `nrows`, 1 to 4096) is recorded by its largest; a
+  // dimension below every unit's extent takes the extent the unit allows it: the whole dimension
+  // for columns, and for rows the column unit where that is smaller (square tiles: a row block
+  // as deep as the weight block, the largest whose operands stay whole tiles of a tiled layout).
+  auto extent = [](const std::set<int64_t>& units, int64_t dim, int64_t other) {
+    const int64_t fits = largestAtMost(units, dim);
+    if (fits > 0 || units.empty()) return fits;
+    return other > 0 ? std::min(dim, other) : dim;
+  };
   std::vector<int64_t> unit(static_cast<size_t>(rank), 1);
-  unit.back() = largestAtMost(cols, result.dim(rank - 1));
-  if (rank >= 2) unit[static_cast<size_t>(rank - 2)] = largestAtMost(rows, result.dim(rank - 2));
+  unit.back() = extent(cols, result.dim(rank - 1), 0);
+  if (rank >= 2)
+    unit[static_cast<size_t>(rank - 2)] = extent(rows, result.dim(rank - 2), unit.back());
   if (unit.back() == 0 || (rank >= 2 && unit[static_cast<size_t>(rank - 2)] == 0)) return {};
   return unit;
+}
+
+int64_t unitTiles(const isel::Target& target, const hlo::HloModule& kernel) {
+  const std::vector<int64_t> unit = unitTile(target.needs(), kernel);
+  return unit.empty() ? 0 : tileCount(kernel.entry()->root()->shape().dims(), unit);
 }
 
 int64_t tileCount(const std::vector<int64_t>& dims, const std::vector<int64_t>& tile) {

@@ -7,6 +7,7 @@
 #include "hlo/builder.h"
 #include "hlo_eval/evaluator.h"
 #include "support/diagnostic.h"
+#include "support/strings.h"
 
 namespace tacit::isel {
 namespace {
@@ -81,6 +82,42 @@ LayoutPlan planLayout(const hlo::Shape& s, const std::string& file, SourceLoc lo
   return plan;
 }
 
+// The value in its physical order: the tensor whose row-major bytes are the layout's.
+ClassId toPhysical(IrBuilder& b, ClassId value, const LayoutPlan& plan) {
+  ClassId x = value;
+  if (!plan.to_physical.empty()) x = b.transpose(x, plan.to_physical);
+  if (!plan.split_dims.empty()) {
+    x = b.reshape(x, plan.split_dims);
+    if (!isIdentity(plan.tile_perm)) x = b.transpose(x, plan.tile_perm);
+  }
+  return x;
+}
+
+// Where element `index` of a tensor laid out by `plan` is in its physical tensor (tiled
+// dimensions split into tile and position in the tile, then ordered by tile_perm).
+std::vector<int64_t> physicalIndex(const LayoutPlan& plan, const std::vector<int64_t>& index) {
+  std::vector<int64_t> at;
+  if (plan.to_physical.empty()) {
+    at = index;
+  } else {
+    for (int64_t d : plan.to_physical)
+      at.push_back(index[static_cast<size_t>(d)]);
+  }
+  if (plan.split_dims.empty()) return at;
+  const size_t k = plan.split_dims.size() - at.size();  // the tiled dims, the last k
+  std::vector<int64_t> split(at.begin(), at.end() - static_cast<std::ptrdiff_t>(k));
+  for (size_t j = 0; j < k; ++j) {
+    const int64_t tile = plan.split_dims[split.size() + 1];
+    const int64_t x = at[at.size() - k + j];
+    split.push_back(x / tile);
+    split.push_back(x % tile);
+  }
+  std::vector<int64_t> out;
+  for (int64_t p : plan.tile_perm)
+    out.push_back(split[static_cast<size_t>(p)]);
+  return out;
+}
+
 const ResultWindow* windowOf(const ImportOptions& options, size_t result) {
   if (result >= options.windows.size() || !options.windows[result]) return nullptr;
   return &*options.windows[result];
@@ -134,9 +171,16 @@ class Importer {
       KernelResult& r = out.results[i];
       r.value_class = root[i];
       if (const ResultWindow* w = windowOf(options_, i)) {
-        if (!result_shapes[i].hasDefaultLayout())
-          fail(file_, entry->root()->loc(), "a result window needs the default layout");
         r.windowed = true;
+        if (!r.resident && !r.shape.hasDefaultLayout()) {
+          // A window of a laid-out tensor is a box of its physical tensor when it is whole
+          // tiles of the layout (then each of its tiles is the tiles' bytes, in the region's
+          // order): the window and the kept elements around it are built in physical order.
+          r.window_class = physicalWindow(root[i], result_shapes[i], r.shape, *w);
+          r.value_class = surround(r.window_class, physicalRegion(r.shape, *w), 0);
+          r.bytes_class = b_.flatten(r.value_class);
+          continue;
+        }
         r.window_class = root[i];
         r.value_class = surround(root[i], *w, 0);
       }
@@ -170,6 +214,34 @@ class Importer {
     if (held.elementType() != shape.elementType())
       x = b_.bitcastConvert(value, hlo::Shape(held.elementType(), lanes));
     return b_.reshape(x, held.dims());
+  }
+
+  // The window of a laid-out region in physical order; it must be whole tiles of the layout.
+  ClassId physicalWindow(ClassId window, const hlo::Shape& window_shape, const hlo::Shape& region,
+                         const ResultWindow& w) {
+    const HloInstruction* root = module_.entry()->root();
+    if (region.layout() && !region.layout()->tiles.empty()) {
+      const std::vector<int64_t>& tile = region.layout()->tiles[0].dims;
+      const std::vector<int64_t> m2m = region.minorToMajor();
+      for (size_t j = 0; j < tile.size() && j < m2m.size(); ++j) {
+        // The j-th tiled dimension from the minor end is the layout's j-th most minor one.
+        const auto d = static_cast<size_t>(m2m[tile.size() - 1 - j]);
+        const int64_t t = tile[j];
+        if (t <= 0 || w.starts[d] % t != 0 || window_shape.dim(static_cast<int64_t>(d)) % t != 0)
+          fail(file_, root->loc(),
+               "a window of " + region.str() + " at (" + join(w.starts, ", ") + ") of " +
+                   window_shape.str() + " is not whole tiles of its layout",
+               "tile sizes that are multiples of the layout's tiles");
+      }
+    }
+    hlo::Shape laid(window_shape.elementType(), window_shape.dims());
+    laid.setLayout(region.layout());
+    return toPhysical(b_, window, planLayout(laid, file_, root->loc()));
+  }
+  // The region's physical dimensions and where the window starts in them.
+  ResultWindow physicalRegion(const hlo::Shape& region, const ResultWindow& w) {
+    const LayoutPlan plan = planLayout(region, file_, module_.entry()->root()->loc());
+    return ResultWindow{physicalShape(region).dims(), physicalIndex(plan, w.starts)};
   }
 
   // The window `x` inside its region from dimension `d` on: along d, the kept elements before it
@@ -379,14 +451,7 @@ class Importer {
 
 ClassId flattenWithLayout(IrBuilder& b, ClassId value, const hlo::Shape& with_layout,
                           const std::string& file, SourceLoc loc) {
-  LayoutPlan plan = planLayout(with_layout, file, loc);
-  ClassId x = value;
-  if (!plan.to_physical.empty()) x = b.transpose(x, plan.to_physical);
-  if (!plan.split_dims.empty()) {
-    x = b.reshape(x, plan.split_dims);
-    if (!isIdentity(plan.tile_perm)) x = b.transpose(x, plan.tile_perm);
-  }
-  return b.flatten(x);
+  return b.flatten(toPhysical(b, value, planLayout(with_layout, file, loc)));
 }
 
 ClassId unflattenWithLayout(IrBuilder& b, ClassId bytes, const hlo::Shape& with_layout,
@@ -449,8 +514,11 @@ ImportedKernel hbmLayout(const hlo::HloModule& module, const ImportOptions& opti
   for (size_t i = 0; i < results.size(); ++i) {
     KernelResult r;
     r.shape = results[i];
-    if (const ResultWindow* w = windowOf(options, i))
+    if (const ResultWindow* w = windowOf(options, i)) {
+      std::optional<hlo::Layout> layout = r.shape.layout();
       r.shape = hlo::Shape(r.shape.elementType(), w->region);
+      r.shape.setLayout(std::move(layout));
+    }
     r.hbm_offset = offset;
     r.resident = residence(options.resident_results, i);
     r.bytes = r.resident ? 0 : r.shape.byteSize();
@@ -462,32 +530,8 @@ ImportedKernel hbmLayout(const hlo::HloModule& module, const ImportOptions& opti
 }
 
 int64_t physicalOffset(const hlo::Shape& with_layout, const std::vector<int64_t>& index) {
-  LayoutPlan plan = planLayout(with_layout, "", {});
-  std::vector<int64_t> at;  // the index in physical (major-to-minor) order
-  if (plan.to_physical.empty()) {
-    at = index;
-  } else {
-    for (int64_t d : plan.to_physical)
-      at.push_back(index[static_cast<size_t>(d)]);
-  }
-  std::vector<int64_t> dims = plan.physical_dims;
-  if (!plan.split_dims.empty()) {
-    // The tiled dims split into (outer, tile) as planLayout does, then moved by tile_perm.
-    const size_t k = plan.split_dims.size() - dims.size();  // the tiled dims
-    std::vector<int64_t> split(at.begin(), at.end() - static_cast<std::ptrdiff_t>(k));
-    for (size_t j = 0; j < k; ++j) {
-      const int64_t tile = plan.split_dims[split.size() + 1];
-      const int64_t x = at[at.size() - k + j];
-      split.push_back(x / tile);
-      split.push_back(x % tile);
-    }
-    at.clear();
-    dims.clear();
-    for (int64_t p : plan.tile_perm) {
-      at.push_back(split[static_cast<size_t>(p)]);
-      dims.push_back(plan.split_dims[static_cast<size_t>(p)]);
-    }
-  }
+  const std::vector<int64_t> at = physicalIndex(planLayout(with_layout, "", {}), index);
+  const std::vector<int64_t> dims = physicalShape(with_layout).dims();
   int64_t offset = 0;
   for (size_t d = 0; d < dims.size(); ++d)
     offset = offset * dims[d] + at[d];

@@ -71,7 +71,7 @@ TEST(ShippedSpecs, Tpuv1LoadsAndItsWeightFifoMacrosAreSelectableThroughTheProtoc
   Isa isa;
   std::vector<std::string> warnings = load("tpuv1.taidl", {}, isa);
   EXPECT_TRUE(warnings.empty());
-  ASSERT_EQ(isa.macro_semantics.size(), 2u);
+  ASSERT_EQ(isa.macro_semantics.size(), 3u);  // load_weights, matmul_weights, matmul_weights_acc
   for (size_t m = 0; m < isa.macros.size(); ++m) {
     const Semantics& s = isa.macro_semantics[m];
     EXPECT_TRUE(s.selectable) << isa.macros[m].name.text << ": " << s.reason;
