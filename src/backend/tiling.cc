@@ -97,6 +97,8 @@ struct TiledCompiler::Impl {
   const std::optional<tiling::Contraction> contraction;
   std::vector<int64_t> dims;
   std::map<Key, Made> compiled;  // each tile kernel once
+  const Made& stepKernel(TileStep step, const TileKind& kind, int32_t accumulator, bool bounded,
+                         Deadline deadline);
 };
 
 TiledCompiler::TiledCompiler(const isel::Target& target, const hlo::HloModule& kernel,
@@ -122,86 +124,115 @@ void TiledCompiler::check(const TileSchedule& schedule) const {
   tiling::checkSchedule(impl_->target.isa(), schedule, impl_->dims, impl_->contraction);
 }
 
+// The step kernel `kind` of `step` in a schedule with `accumulator`, compiled once (memoised).
+const TiledCompiler::Impl::Made& TiledCompiler::Impl::stepKernel(TileStep step,
+                                                                 const TileKind& kind,
+                                                                 int32_t accumulator, bool bounded,
+                                                                 Deadline deadline) {
+  const Key key{step, kind.sizes, kind.first, accumulator};
+  auto it = compiled.find(key);
+  if (it != compiled.end()) return it->second;
+  const taidl::Isa& isa = target.isa();
+  const std::string where = "the " + stepName(step) + " " + join(kind.sizes, "x") + " at (" +
+                            join(kind.first, ", ") + "): ";
+  const auto rank = static_cast<std::ptrdiff_t>(dims.size());
+  std::vector<int64_t> sizes(kind.sizes.begin(), kind.sizes.begin() + rank);
+  std::vector<int64_t> first(kind.first.begin(), kind.first.begin() + rank);
+  const tiling::Accumulators sums = accumulatorsOf(
+      isa, accumulator, contraction ? contraction->type : hlo::PrimitiveType::kInvalid, sizes);
+  // The step kernel with its contraction block as one dot (chain 0) or as the chain of its
+  // unit-deep dots (tile_kernel.h), compiled.
+  auto attempt = [&](int64_t chain) {
+    Made m;
+    ContractionBlock block;
+    if (kind.sizes.size() > dims.size())
+      block = {kind.first.back(), kind.sizes.back(), sums.block, chain};
+    TileModuleOrReason module = buildTileModule(kernel, first, sizes, step, block);
+    if (!module.tile) {
+      m.why_not = where + module.reason;
+      return m;
+    }
+    CompileOptions o = options;
+    if (options.progress) {
+      o.progress = [this, where](const std::string& status) { options.progress(where + status); };
+    }
+    o.alloc.repeated = true;  // a loop body: its constants and result region stay whole
+    o.selector.import =
+        importOf(step, kind, dims, sums.places, layout.parameters.size(), layout.io_bytes);
+    if (bounded) {
+      o.alloc.solver_fail_limit = kTileSolveFailures;
+      o.alloc.max_orders = std::min(o.alloc.max_orders, kTileOrders);
+      o.max_candidates = std::min(o.max_candidates, kTileCandidates);
+    }
+    try {
+      m.kernel =
+          StepKernel{step, kind, compileKernel(target, *module.tile->module, o, {}, deadline),
+                     std::move(module.tile->windows), sums.pinned};
+    } catch (const DiagnosticError& e) {
+      m.why_not = where + e.diagnostic().message;
+    }
+    return m;
+  };
+  // A block of several unit depths is first one dot, which phase 1 splits; if that does not
+  // compile, the chain (the first reason is kept when neither does).
+  Made made = attempt(0);
+  const int64_t unit = contraction ? contraction->unit_depth : 0;
+  const bool wide = kind.sizes.size() > dims.size() && unit > 0 && kind.sizes.back() > unit &&
+                    kind.sizes.back() % unit == 0;
+  if (!made.kernel && wide) {
+    Made chained = attempt(unit);
+    if (chained.kernel) made = std::move(chained);
+  }
+  return compiled.emplace(key, std::move(made)).first->second;
+}
+
 TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool bounded,
-                                              Deadline deadline) {
+                                              Deadline deadline,
+                                              std::optional<ProgramCosts> to_beat) {
   const isel::Target& target = impl_->target;
   const hlo::HloModule& kernel = impl_->kernel;
-  const CompileOptions& options = impl_->options;
   const isel::ImportedKernel& layout = impl_->layout;
   const std::vector<int64_t>& dims = impl_->dims;
   const std::optional<tiling::Contraction>& contraction = impl_->contraction;
-  auto& compiled = impl_->compiled;
   const taidl::Isa& isa = target.isa();
-  const size_t parameters = layout.parameters.size();
   const int32_t accumulator = tiling::accumulatorBuffer(isa, schedule);
   std::vector<OutputTile> tiles;
+  std::vector<std::pair<TileStep, TileKind>> steps;  // every tile's, in loop-nest order
   for (const TileKind& output : tiling::outputKinds(dims, schedule)) {
-    OutputTile tile{output, {}};
+    tiles.push_back(OutputTile{output, {}});
+    for (const auto& step :
+         tiling::stepsOf(output, schedule, contraction ? contraction->extent : 0))
+      steps.push_back(step);
+  }
+  // The step kernels, the most repeated first: under an additive cost model the program costs
+  // each kernel's cost times its repetitions, so once those compiled cost more than `to_beat` no
+  // kernel left can make the schedule better (costs are never negative), and it stops there.
+  std::vector<size_t> by_repetitions(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i)
+    by_repetitions[i] = i;
+  std::stable_sort(by_repetitions.begin(), by_repetitions.end(), [&](size_t a, size_t b) {
+    return steps[a].second.tiles() > steps[b].second.tiles();
+  });
+  int64_t so_far = 0;
+  for (size_t i : by_repetitions) {
+    const Impl::Made& made =
+        impl_->stepKernel(steps[i].first, steps[i].second, accumulator, bounded, deadline);
+    if (!made.kernel) return {std::nullopt, made.why_not};
+    const CostModel model = made.kernel->compiled.model;
+    if (!to_beat || model == CostModel::kCycles) continue;
+    so_far += made.kernel->compiled.costs.of(model) * steps[i].second.tiles();
+    if (so_far > to_beat->of(model))
+      return {std::nullopt, "its tile kernels compiled so far cost " + std::to_string(so_far) +
+                                " (" + std::string(costModelName(model)) +
+                                "), more than the best schedule's " +
+                                std::to_string(to_beat->of(model))};
+  }
+  for (OutputTile& tile : tiles) {
     for (const auto& [step, kind] :
-         tiling::stepsOf(output, schedule, contraction ? contraction->extent : 0)) {
-      const Impl::Key key{step, kind.sizes, kind.first, accumulator};
-      auto it = compiled.find(key);
-      if (it == compiled.end()) {
-        const std::string where = "the " + stepName(step) + " " + join(kind.sizes, "x") + " at (" +
-                                  join(kind.first, ", ") + "): ";
-        const auto rank = static_cast<std::ptrdiff_t>(dims.size());
-        std::vector<int64_t> sizes(kind.sizes.begin(), kind.sizes.begin() + rank);
-        std::vector<int64_t> first(kind.first.begin(), kind.first.begin() + rank);
-        const tiling::Accumulators sums =
-            accumulatorsOf(isa, accumulator,
-                           contraction ? contraction->type : hlo::PrimitiveType::kInvalid, sizes);
-        // The step kernel with its contraction block as one dot (chain 0) or as the chain of its
-        // unit-deep dots (tile_kernel.h), compiled.
-        // (Structured bindings are captured by init-capture: clang 14 cannot capture them.)
-        auto attempt = [&, step = step, &kind = kind](int64_t chain) {
-          Impl::Made m;
-          ContractionBlock block;
-          if (kind.sizes.size() > dims.size())
-            block = {kind.first.back(), kind.sizes.back(), sums.block, chain};
-          TileModuleOrReason module = buildTileModule(kernel, first, sizes, step, block);
-          if (!module.tile) {
-            m.why_not = where + module.reason;
-            return m;
-          }
-          CompileOptions o = options;
-          if (options.progress) {
-            o.progress = [&options, where](const std::string& status) {
-              options.progress(where + status);
-            };
-          }
-          o.alloc.repeated = true;  // a loop body: its constants and result region stay whole
-          o.selector.import = importOf(step, kind, dims, sums.places, parameters, layout.io_bytes);
-          if (bounded) {
-            o.alloc.solver_fail_limit = kTileSolveFailures;
-            o.alloc.max_orders = std::min(o.alloc.max_orders, kTileOrders);
-            o.max_candidates = std::min(o.max_candidates, kTileCandidates);
-          }
-          try {
-            m.kernel =
-                StepKernel{step, kind, compileKernel(target, *module.tile->module, o, {}, deadline),
-                           std::move(module.tile->windows), sums.pinned};
-          } catch (const DiagnosticError& e) {
-            m.why_not = where + e.diagnostic().message;
-          }
-          return m;
-        };
-        // A block of several unit depths is first one dot, which phase 1 splits; if that does not
-        // compile, the chain (the first reason is kept when neither does).
-        Impl::Made made = attempt(0);
-        const int64_t unit = contraction ? contraction->unit_depth : 0;
-        const bool wide = kind.sizes.size() > dims.size() && unit > 0 && kind.sizes.back() > unit &&
-                          kind.sizes.back() % unit == 0;
-        if (!made.kernel && wide) {
-          Impl::Made chained = attempt(unit);
-          if (chained.kernel) made = std::move(chained);
-        }
-        it = compiled.emplace(key, std::move(made)).first;
-      }
-      if (!it->second.kernel) return {std::nullopt, it->second.why_not};
-      tile.steps.push_back(*it->second.kernel);
+         tiling::stepsOf(tile.kind, schedule, contraction ? contraction->extent : 0)) {
+      tile.steps.push_back(*impl_->stepKernel(step, kind, accumulator, bounded, deadline).kernel);
       tile.steps.back().kind = kind;
     }
-    tiles.push_back(std::move(tile));
   }
   tiling::TiledProgram program(target, layout);
   if (std::string why = program.build(tiles, schedule, identifier(kernel.name())); !why.empty())
@@ -282,7 +313,9 @@ std::optional<CompileResult> compileTiled(const isel::Target& target, const hlo:
                        std::to_string(space.size()) + " " + s);
     }
     // The first schedule (a given one, or the space's first) is compiled without effort bounds.
-    TiledCompiler::Outcome o = tiled.compile(schedule, &schedule != &space.front(), deadline);
+    TiledCompiler::Outcome o =
+        tiled.compile(schedule, &schedule != &space.front(), deadline,
+                      best ? std::optional<ProgramCosts>(best->costs) : std::nullopt);
     if (!o.result) {
       why_not = o.why_not;
       continue;

@@ -47,7 +47,10 @@ class TiledCompiler {
     std::optional<CompileResult> result;
     std::string why_not;
   };
-  Outcome compile(const TileSchedule& schedule, bool bounded, Deadline deadline);
+  // `to_beat`: the best program so far; under an additive cost model a schedule whose tile
+  // kernels already cost more stops before its other kernels are compiled (a reason, no result).
+  Outcome compile(const TileSchedule& schedule, bool bounded, Deadline deadline,
+                  std::optional<ProgramCosts> to_beat = std::nullopt);
   // Adds the work of every tile kernel compiled so far to `stats`.
   void addWork(CompileStats& stats) const;
 
