@@ -133,23 +133,32 @@ CompileResult compile(const isel::Target& target, const hlo::HloModule& kernel,
       return std::move(*pieces);
     }
   }
-  // A kernel of several unit tiles compiled whole leaves half its budget to its tiles, should the
-  // whole not compile (below).
+  // A kernel of several tiles or steps compiled whole leaves half its budget to its tiles, should
+  // the whole not compile (below).
   const bool may_tile = options.tiling && !options.schedule && !options.after_saturation &&
-                        tiling::unitTiles(target, kernel) > 1;
+                        tiling::hasSteps(target, kernel, options);
   const Deadline whole = may_tile ? Deadline::after(deadline.left() / 2) : deadline;
   try {
     return compileKernel(target, kernel, options, {}, whole);
-  } catch (const DiagnosticError&) {
+  } catch (const DiagnosticError& e) {
     // A kernel of a few tiles that does not compile whole may compile as tiles: a contraction
     // deeper than the ISA's units is accumulated on chip only by split steps (docs/backend.md,
     // "Tiled compilation"). The whole kernel's diagnostic stands when no schedule compiles.
-    if (!may_tile || deadline.passed()) throw;
-    CompileOptions tiles_first = options;
-    tiles_first.max_whole_tiles = 1;
-    if (std::optional<CompileResult> tiles = compileTiled(target, kernel, tiles_first, deadline))
-      return std::move(*tiles);
-    throw;
+    if (may_tile && !deadline.passed()) {
+      CompileOptions tiles_first = options;
+      tiles_first.max_whole_tiles = 0;
+      if (std::optional<CompileResult> tiles = compileTiled(target, kernel, tiles_first, deadline))
+        return std::move(*tiles);
+    }
+    // A float contraction deeper than the ISA's dots has a program only with its sum split.
+    if (options.reassociate || !tiling::deepFloatContraction(target, kernel)) throw;
+    Diagnostic d = e.diagnostic();
+    Diagnostic note = makeError(d.file, d.loc,
+                                "the kernel's float contraction is deeper than the ISA's dots, "
+                                "which tacit splits only with --reassociate (docs/numerics.md)");
+    note.severity = Severity::kNote;
+    d.notes.insert(d.notes.begin(), std::move(note));
+    throw DiagnosticError(std::move(d));
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,11 @@ struct CompileOptions {
   bool tiling = true;
   int64_t max_whole_tiles = 16;
   std::optional<TileSchedule> schedule;
+  // --reassociate: a float dot's contraction may be split into blocks, each summed from +0 in
+  // contracting order and the blocks' sums added in block order (an accumulator's order), where
+  // the kernel's dot sums all its products in one sequence (docs/numerics.md). The program then
+  // computes CompileResult::computes, which differs from the kernel by rounding.
+  bool reassociate = false;
   // Called once phase 1's e-graph is saturated, before extraction (e.g. --dump-egraph): an
   // observer of one e-graph, so the kernel is then compiled whole.
   std::function<void(const isel::Selector&)> after_saturation;
@@ -109,6 +115,9 @@ struct CompileResult {
   CostModel model = CostModel::kCount;
   CompileStats stats;
   std::optional<TileSchedule> schedule;  // a tiled compile's (--emit-schedule)
+  // The kernel the program computes bit for bit when it is not the input kernel: with
+  // `reassociate`, the kernel with its float contraction summed block by block. Null otherwise.
+  std::shared_ptr<const hlo::HloModule> computes;
 };
 
 // Phase 2 for one instruction graph: allocated under `options.alloc` until `deadline` at the

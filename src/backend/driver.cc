@@ -1,7 +1,9 @@
 #include "backend/driver.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "backend/compiler.h"
 #include "backend/emit.h"
@@ -167,6 +169,10 @@ const std::vector<CommandLineOption>& compileFlags() {
        "compile elementwise results whole, not as one kernel per row piece (docs/backend.md)"},
       {"no-tiling", "",
        "compile the kernel whole, not as a loop nest over tiles of its result (docs/backend.md)"},
+      {"reassociate", "",
+       "a float dot's contraction may be split into blocks summed in block order; --verify checks "
+       "that blocked form bit for bit and reports the difference from the kernel "
+       "(docs/numerics.md)"},
       {"schedule", "FILE",
        "tile the kernel as FILE says: {\"tile\": [sizes], \"order\": [dimensions]} (JSON)"},
       {"emit-schedule", "FILE", "write the tile schedule chosen (JSON; a tiled compile only)"},
@@ -205,6 +211,7 @@ CompileRequest makeCompileRequest(std::string kernel_path, const FlagValues& fla
   r.explain = flags.count("explain") != 0;
   r.piecewise = flags.count("no-piecewise") == 0;
   r.tiling = flags.count("no-tiling") == 0;
+  r.reassociate = flags.count("reassociate") != 0;
   r.schedule_path = get("schedule");
   r.emit_schedule_path = get("emit-schedule");
   if (r.schedule_path && !r.tiling) fail("--schedule and --no-tiling exclude each other");
@@ -278,6 +285,7 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
   if (request.cost_model) opts.cost = parseCostModel(*request.cost_model);
   opts.piecewise = request.piecewise;
   opts.tiling = request.tiling;
+  opts.reassociate = request.reassociate;
   if (request.schedule_path)
     opts.schedule = TileSchedule::parse(readFile(*request.schedule_path), *request.schedule_path);
   if (request.time_limit_seconds) {
@@ -324,7 +332,10 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
     log << "chosen instruction graph:\n" << result.graph.str(isa, target.units());
   }
   if (request.verify_sets) {
-    VerifyReport report = verify(isa, *kernel, result.program, vopts);
+    // A program that re-associates float sums is checked against the kernel it computes.
+    if (result.computes) vopts.original = kernel.get();
+    VerifyReport report =
+        verify(isa, result.computes ? *result.computes : *kernel, result.program, vopts);
     if (!report.ok) {
       fail(kernel_path, {},
            "verification failed: the compiled program differs from the HLO evaluator: " +
@@ -332,7 +343,16 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
            "this is a compiler bug; please report it with the kernel and the ISA");
     }
     log << "verified: " << report.sets << " random input set" << (report.sets == 1 ? "" : "s")
-        << ", oracle == HLO evaluator bit for bit\n";
+        << ", oracle == HLO evaluator bit for bit";
+    if (result.computes) {
+      std::ostringstream d;
+      d << std::setprecision(3) << report.deviation << " (relative " << report.relative_deviation
+        << ")";
+      log << " on the kernel with its contraction summed in blocks of "
+          << result.schedule->contraction << "; largest difference from the kernel's sums "
+          << d.str();
+    }
+    log << "\n";
   }
   if (request.emit_schedule_path && !result.schedule)
     fail("--emit-schedule: the kernel was compiled whole, without a tile schedule",

@@ -50,6 +50,7 @@ struct CompileRequest {
   bool explain = false;
   bool piecewise = true;                          // off with --no-piecewise
   bool tiling = true;                             // off with --no-tiling
+  bool reassociate = false;                       // --reassociate (float contractions split)
   std::optional<std::string> schedule_path;       // --schedule FILE.json
   std::optional<std::string> emit_schedule_path;  // --emit-schedule FILE.json
   std::optional<std::string> dump_egraph_path;    // --dump-egraph FILE.dot

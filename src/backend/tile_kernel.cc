@@ -195,10 +195,11 @@ class TileBuilder {
     if (blocks_.size() > 1 && box == tile_) return grid(x);
     const hlo::DotDims& dims = *x->attrs().dot_dims;
     const bool split = block_.size > 0;
-    if (split && (dims.lhs_contracting.size() != 1 || !hlo::isInteger(x->shape().elementType())))
+    if (split && (dims.lhs_contracting.size() != 1 ||
+                  (!hlo::isInteger(x->shape().elementType()) && !block_.reassociate)))
       throw NotTileable{"'" + x->name() +
                         "' cannot be split along its contraction (one contracting dimension of "
-                        "integers: a float sum is never re-associated)"};
+                        "integers: a float sum is re-associated only with --reassociate)"};
     size_t next = 0;
     auto side = [&](const HloInstruction* operand, const std::vector<int64_t>& batch,
                     const std::vector<int64_t>& contracting, size_t free_at) {
@@ -327,8 +328,7 @@ TileModuleOrReason buildTile(const hlo::HloModule& kernel, const std::vector<int
   TileModule tile;
   tile.module = hlo::cloneModule(kernel);
   const int64_t rank = root->shape().rank();
-  TileBuilder b(*tile.module, parameters, rank,
-                step == TileStep::kWhole ? ContractionBlock{} : block);
+  TileBuilder b(*tile.module, parameters, rank, block);
   Box box;
   for (size_t d = 0; d < starts.size(); ++d) {
     box.start.push_back(starts[d]);
@@ -408,6 +408,20 @@ TileModuleOrReason buildTileModule(const hlo::HloModule& kernel, const std::vect
     if (blockwise.tile) return blockwise;
   }
   return buildTile(kernel, starts, sizes, step, block, false);
+}
+
+TileModuleOrReason blockedKernel(const hlo::HloModule& kernel, int64_t block) {
+  const HloInstruction* dot = onlyDot(kernel);
+  if (!dot || dot->attrs().dot_dims->lhs_contracting.size() != 1)
+    return {std::nullopt, "the kernel is not one dot with one contracting dimension"};
+  const int64_t extent = dot->operand(0)->shape().dim(dot->attrs().dot_dims->lhs_contracting[0]);
+  if (block <= 0 || extent % block != 0)
+    return {std::nullopt, "the contraction (" + std::to_string(extent) +
+                              ") is not whole blocks of " + std::to_string(block)};
+  const hlo::Shape& result = kernel.entry()->root()->shape();
+  return buildTile(kernel, std::vector<int64_t>(static_cast<size_t>(result.rank()), 0),
+                   result.dims(), TileStep::kWhole, ContractionBlock{0, extent, {}, block, true},
+                   false);
 }
 
 }  // namespace tacit::backend

@@ -55,6 +55,8 @@ struct ContractionBlock {
   // unit-deep dots (exact for integers), the order in which accumulating units add them (0: the
   // block is one dot).
   int64_t unit = 0;
+  // A float contraction may be split (CompileOptions::reassociate); integer sums always may.
+  bool reassociate = false;
 };
 
 // The kernel's one dot: nullptr if its entry has none or several.
@@ -72,5 +74,11 @@ struct TileModuleOrReason {
 TileModuleOrReason buildTileModule(const hlo::HloModule& kernel, const std::vector<int64_t>& starts,
                                    const std::vector<int64_t>& sizes,
                                    TileStep step = TileStep::kWhole, ContractionBlock block = {});
+
+// The kernel with its one dot's contraction summed in blocks of `block`, each from +0 in
+// contracting order, the blocks' sums added in order: ((dot_0 + dot_1) + dot_2) + ... — what a
+// program that splits a float contraction computes (CompileOptions::reassociate). Null with the
+// reason when the kernel is not one dot with one contracting dimension that `block` divides.
+TileModuleOrReason blockedKernel(const hlo::HloModule& kernel, int64_t block);
 
 }  // namespace tacit::backend

@@ -86,7 +86,7 @@ struct TiledCompiler::Impl {
         kernel(kernel),
         options(options),
         layout(isel::hbmLayout(kernel)),
-        contraction(tiling::contractionOf(target.needs(), kernel)) {
+        contraction(tiling::contractionOf(target.needs(), kernel, options.reassociate)) {
     const hlo::Shape& result = kernel.entry()->root()->shape();
     if (result.isArray() && result.rank() > 0) dims = result.dims();
   }
@@ -146,7 +146,7 @@ const TiledCompiler::Impl::Made& TiledCompiler::Impl::stepKernel(TileStep step,
     Made m;
     ContractionBlock block;
     if (kind.sizes.size() > dims.size())
-      block = {kind.first.back(), kind.sizes.back(), sums.block, chain};
+      block = {kind.first.back(), kind.sizes.back(), sums.block, chain, options.reassociate};
     TileModuleOrReason module = buildTileModule(kernel, first, sizes, step, block);
     if (!module.tile) {
       m.why_not = where + module.reason;
@@ -174,11 +174,12 @@ const TiledCompiler::Impl::Made& TiledCompiler::Impl::stepKernel(TileStep step,
     return m;
   };
   // A block of several unit depths is first one dot, which phase 1 splits; if that does not
-  // compile, the chain (the first reason is kept when neither does).
+  // compile, the chain (the first reason is kept when neither does). A float block stays one dot:
+  // the program's sums are then exactly the blocked kernel's (CompileResult::computes).
   Made made = attempt(0);
   const int64_t unit = contraction ? contraction->unit_depth : 0;
   const bool wide = kind.sizes.size() > dims.size() && unit > 0 && kind.sizes.back() > unit &&
-                    kind.sizes.back() % unit == 0;
+                    kind.sizes.back() % unit == 0 && hlo::isInteger(contraction->type);
   if (!made.kernel && wide) {
     Made chained = attempt(unit);
     if (chained.kernel) made = std::move(chained);
@@ -256,6 +257,11 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
   r.stats.saturation.per_iteration =
       tiles.front().steps.back().compiled.stats.saturation.per_iteration;
   r.schedule = schedule;
+  if (schedule.contraction > 0 && !hlo::isInteger(contraction->type)) {
+    TileModuleOrReason blocked = blockedKernel(kernel, schedule.contraction);
+    if (!blocked.tile) return {std::nullopt, blocked.reason};
+    r.computes = std::move(blocked.tile->module);
+  }
   std::ostringstream text;
   text << "tiles " << join(schedule.tile, "x") << ", loops over dimensions "
        << join(schedule.order, ", ");

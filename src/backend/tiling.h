@@ -60,8 +60,13 @@ class TiledCompiler {
 };
 
 namespace tiling {
-// How many of the ISA's unit tiles the kernel's result spans; 0 when it is not tiled by default.
-int64_t unitTiles(const isel::Target& target, const hlo::HloModule& kernel);
+// Whether a kernel the default plan compiles whole has a schedule of several steps: its result
+// spans several unit tiles, or its contraction several unit depths and may be split (integers,
+// or floats with options.reassociate).
+bool hasSteps(const isel::Target& target, const hlo::HloModule& kernel,
+              const CompileOptions& options);
+// Whether the kernel is one float dot whose contraction spans several of the ISA's dot depths.
+bool deepFloatContraction(const isel::Target& target, const hlo::HloModule& kernel);
 }  // namespace tiling
 
 // The tiled compile of `kernel`, or nullopt when the kernel is not tiled: its result is small (at

@@ -44,8 +44,10 @@ struct OutputTile {
 struct Contraction {
   int64_t extent = 0, unit_depth = 0;
   hlo::PrimitiveType type = hlo::PrimitiveType::kInvalid;
+  bool splits = false;  // integer sums, or float ones with `reassociate` (CompileOptions)
 };
-std::optional<Contraction> contractionOf(const isel::IsaNeeds& needs, const hlo::HloModule& kernel);
+std::optional<Contraction> contractionOf(const isel::IsaNeeds& needs, const hlo::HloModule& kernel,
+                                         bool reassociate = false);
 
 // The unit tile of a kernel of one dot: per result dimension the largest extent of the ISA's dots'
 // results, at most the dimension; leading dimensions 1. Empty for other kernels (not tiled by

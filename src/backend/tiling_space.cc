@@ -28,14 +28,15 @@ int64_t largestAtMost(const std::set<int64_t>& s, int64_t at_most) {
 
 }  // namespace
 
-std::optional<Contraction> contractionOf(const isel::IsaNeeds& needs,
-                                         const hlo::HloModule& kernel) {
+std::optional<Contraction> contractionOf(const isel::IsaNeeds& needs, const hlo::HloModule& kernel,
+                                         bool reassociate) {
   const hlo::HloInstruction* dot = onlyDot(kernel);
   if (!dot || dot->attrs().dot_dims->lhs_contracting.size() != 1) return std::nullopt;
   Contraction c;
   c.extent = dot->operand(0)->shape().dim(dot->attrs().dot_dims->lhs_contracting[0]);
   c.unit_depth = largestAtMost(needs.dot_depths, c.extent);
   c.type = dot->shape().elementType();
+  c.splits = hlo::isInteger(c.type) || reassociate;
   return c;
 }
 
@@ -47,10 +48,11 @@ std::vector<int64_t> unitTile(const isel::IsaNeeds& needs, const hlo::HloModule&
   if (rank == 0 || onlyDot(kernel) == nullptr) return {};
   const std::set<int64_t>& rows = needs.dot_rows;
   const std::set<int64_t>& cols = needs.dot_cols;
-  // A unit whose extent is a range (TPUv1's `nrows`, 1 to 4096) is recorded by its largest; a
-  // dimension below every unit's extent takes the extent the unit allows it: the whole dimension
-  // for columns, and for rows the column unit where that is smaller (square tiles: a row block
-  // as deep as the weight block, the largest whose operands stay whole tiles of a tiled layout).
+  // A unit whose extent is a range (a row count attribute from 1 to 4096) is recorded by its
+  // largest; a dimension below every unit's extent takes the extent the unit allows it: the whole
+  // dimension for columns, and for rows the column unit where that is smaller (square tiles: a row
+  // block as deep as the weight block, the largest whose operands stay whole tiles of a tiled
+  // layout).
   auto extent = [](const std::set<int64_t>& units, int64_t dim, int64_t other) {
     const int64_t fits = largestAtMost(units, dim);
     if (fits > 0 || units.empty()) return fits;
@@ -64,9 +66,18 @@ std::vector<int64_t> unitTile(const isel::IsaNeeds& needs, const hlo::HloModule&
   return unit;
 }
 
-int64_t unitTiles(const isel::Target& target, const hlo::HloModule& kernel) {
+bool deepFloatContraction(const isel::Target& target, const hlo::HloModule& kernel) {
+  const std::optional<Contraction> c = contractionOf(target.needs(), kernel);
+  return c && hlo::isFloat(c->type) && c->unit_depth > 0 && c->extent >= 2 * c->unit_depth;
+}
+
+bool hasSteps(const isel::Target& target, const hlo::HloModule& kernel,
+              const CompileOptions& options) {
   const std::vector<int64_t> unit = unitTile(target.needs(), kernel);
-  return unit.empty() ? 0 : tileCount(kernel.entry()->root()->shape().dims(), unit);
+  if (unit.empty()) return false;
+  if (tileCount(kernel.entry()->root()->shape().dims(), unit) > 1) return true;
+  const std::optional<Contraction> c = contractionOf(target.needs(), kernel, options.reassociate);
+  return c && c->splits && c->unit_depth > 0 && c->extent >= 2 * c->unit_depth;
 }
 
 int64_t tileCount(const std::vector<int64_t>& dims, const std::vector<int64_t>& tile) {
@@ -91,8 +102,20 @@ std::optional<isel::Residence> tileResidence(const taidl::Isa& isa, int32_t buff
       fits = fits && b.unit[i] == sizes[b.access.size() + i];
     if (fits) return r;
   }
-  // One unit holding the tile's bytes in the buffer's element type, rows as they are.
   const int64_t wide = hlo::byteSize(type), narrow = hlo::byteSize(b.dtype);
+  // A buffer of single elements addressed along as many dimensions as the tile has (a buffer of
+  // partitions of bytes): the tile's rows as they are, each element's bytes in order
+  // along the last dimension.
+  if (b.unit.empty() && b.access.size() == sizes.size() && narrow > 0 && wide % narrow == 0) {
+    std::vector<int64_t> held = sizes;
+    held.back() *= wide / narrow;
+    for (size_t k = 0; k < held.size(); ++k) {
+      if (held[k] > b.access[k]) return std::nullopt;
+    }
+    r.held = hlo::Shape(b.dtype, held);
+    return r;
+  }
+  // One unit holding the tile's bytes in the buffer's element type, rows as they are.
   if (b.unit.size() != sizes.size() || narrow <= 0 || wide % narrow != 0) return std::nullopt;
   std::vector<int64_t> bytes = sizes;
   bytes.back() *= wide / narrow;
@@ -167,7 +190,8 @@ int32_t accumulatorBuffer(const taidl::Isa& isa, const TileSchedule& s) {
 }
 
 // Per dimension the unit tile and twice it (where the dimension holds it), the dimensions in
-// order. The contraction of an integer dot is split into blocks of the unit depth when it holds
+// order. The contraction of an integer dot (a float one under `reassociate`) is split into blocks
+// of the unit depth when it holds
 // at least two (the partial sums carried on chip by every buffer that holds the output tile in
 // its row form: one step is one accumulating instruction, which every accumulator supports), and
 // left whole when it is at most four unit depths (phase 1 splits it itself, at a cost that grows
@@ -201,8 +225,8 @@ std::vector<TileSchedule> scheduleSpace(const taidl::Isa& isa, const std::vector
     const int64_t depth = contraction ? contraction->unit_depth : 0;
     const int64_t block = depth;
     if (!contraction || depth == 0 || contraction->extent <= 4 * depth) out.push_back(s);
-    if (!contraction || !hlo::isInteger(contraction->type) || depth == 0 ||
-        contraction->extent % block != 0 || contraction->extent < 2 * block)
+    if (!contraction || !contraction->splits || depth == 0 || contraction->extent % block != 0 ||
+        contraction->extent < 2 * block)
       continue;
     for (size_t b = 0; b < isa.buffers.size(); ++b) {
       // Every output tile kind's accumulators (the ragged ones' too) must fit the buffer.
@@ -247,10 +271,11 @@ void checkSchedule(const taidl::Isa& isa, const TileSchedule& s, const std::vect
     fail(what + ": buffers is a number of copies in [1, " +
          std::to_string(TileSchedule::kMaxBuffers) + "], not " + std::to_string(s.buffers));
   if (s.contraction == 0) return;
-  if (!contraction || !hlo::isInteger(contraction->type))
+  if (!contraction || !contraction->splits)
     fail(what +
-         ": only a kernel of one integer dot with one contracting dimension splits its "
-         "contraction (a float sum is never re-associated)");
+         ": only a kernel of one dot with one contracting dimension splits its contraction, "
+         "of integers, or of floats with --reassociate (a float sum is otherwise never "
+         "re-associated)");
   if (contraction->extent % s.contraction != 0 || contraction->extent / s.contraction < 2)
     fail(what + ": the contraction (" + std::to_string(contraction->extent) +
          ") is not two or more blocks of " + std::to_string(s.contraction));

@@ -154,7 +154,7 @@ std::vector<TileSchedule> tuningSpace(const isel::Target& target, const hlo::Hlo
       std::vector<TileSchedule> variants;
       const int64_t depth = contraction ? contraction->unit_depth : 0;
       if (!contraction || depth == 0 || contraction->extent <= 4 * depth) variants.push_back(s);
-      if (contraction && depth > 0 && hlo::isInteger(contraction->type)) {
+      if (contraction && depth > 0 && contraction->splits) {
         for (int64_t f : {1, 2, 4}) {
           const int64_t block = depth * f;
           if (contraction->extent % block != 0 || contraction->extent / block < 2) continue;

@@ -1,7 +1,9 @@
 #include "backend/verify.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "hlo_eval/evaluator.h"
 #include "hlo_eval/random_literal.h"
@@ -47,6 +49,18 @@ std::string firstDifference(const hlo::Literal& got, const hlo::Literal& want,
   return {};
 }
 
+// The largest absolute and relative differences of float results from the user's kernel's.
+void measureDeviation(const hlo::Literal& got, const hlo::Literal& original, VerifyReport& report) {
+  if (!hlo::isFloat(original.shape().elementType())) return;
+  for (int64_t i = 0; i < original.elementCount(); ++i) {
+    const double a = got.getDouble(i), b = original.getDouble(i);
+    if (std::isnan(a) || std::isnan(b)) continue;
+    const double d = std::fabs(a - b);
+    report.deviation = std::max(report.deviation, d);
+    if (b != 0) report.relative_deviation = std::max(report.relative_deviation, d / std::fabs(b));
+  }
+}
+
 }  // namespace
 
 VerifyReport verify(const taidl::Isa& isa, const hlo::HloModule& kernel,
@@ -70,10 +84,16 @@ VerifyReport verify(const taidl::Isa& isa, const hlo::HloModule& kernel,
       oracle_inputs[inputs[static_cast<size_t>(i)]->name] = isel::toPhysical(args.back(), shape);
     }
     hlo::Literal expected = hlo::evaluate(kernel, args);
+    std::optional<hlo::Literal> original;
+    if (options.original) original = hlo::evaluate(*options.original, args);
     std::map<std::string, hlo::Literal> got = oracle::run(isa, program, oracle_inputs);
     for (size_t r = 0; r < results.size(); ++r) {
       const hlo::Literal& want = results.size() == 1 ? expected : expected.elements()[r];
       hlo::Literal logical = isel::fromPhysical(got.at(outputs[r]->name), results[r]);
+      if (original) {
+        const hlo::Literal& o = results.size() == 1 ? *original : original->elements()[r];
+        measureDeviation(logical, o, report);
+      }
       std::string diff = firstDifference(logical, want, options);
       if (!diff.empty()) {
         report.ok = false;

@@ -16,12 +16,19 @@ struct VerifyOptions {
   uint64_t seed = 1;
   double atol = 0;  // float results: |oracle - reference| <= atol + rtol * |reference|
   double rtol = 0;
+  // When the program computes a rewriting of the user's kernel (CompileResult::computes: float
+  // sums re-associated), the user's kernel: the largest difference from its float results is
+  // measured (VerifyReport::deviation), the program being checked against the rewriting.
+  const hlo::HloModule* original = nullptr;
 };
 
 struct VerifyReport {
   bool ok = true;
   int sets = 0;
   std::string mismatch;  // the first difference, if any
+  // Against VerifyOptions::original: the largest |oracle - original| over the float results and
+  // the largest such difference relative to |original| (where it is not 0), over every set.
+  double deviation = 0, relative_deviation = 0;
 };
 
 VerifyReport verify(const taidl::Isa& isa, const hlo::HloModule& kernel,

@@ -159,7 +159,7 @@ TEST(TileModule, AccumulatorBlocksComposeToTheTile) {
       buildTileModule(*kernel, starts, sizes, TileStep::kFirst, {0, 16, {16, 24}, 0}).tile);
 }
 
-TEST(TileModule, AFloatContractionIsNeverSplit) {
+TEST(TileModule, AFloatContractionIsSplitOnlyWhenReassociationIsAllowed) {
   auto kernel = hlo::parseModule(R"(HloModule f
 ENTRY main {
   a = f32[32,64] parameter(0)
@@ -170,7 +170,49 @@ ENTRY main {
   TileModuleOrReason m =
       buildTileModule(*kernel, {0, 0}, {16, 16}, TileStep::kFirst, {0, 16, {}, 0});
   EXPECT_FALSE(m.tile);
-  EXPECT_NE(m.reason.find("a float sum is never re-associated"), std::string::npos) << m.reason;
+  EXPECT_NE(m.reason.find("a float sum is re-associated only with --reassociate"),
+            std::string::npos)
+      << m.reason;
+  TileModuleOrReason allowed =
+      buildTileModule(*kernel, {0, 0}, {16, 16}, TileStep::kFirst, {0, 16, {}, 0, true});
+  EXPECT_TRUE(allowed.tile) << allowed.reason;
+}
+
+// The blocked form of a kernel: ((dot_0 + dot_1) + ...) over blocks of the contraction. Exact for
+// integers (the same bits as the kernel); for floats the sum of the same products in another
+// order, equal here to the kernel evaluated block by block by hand.
+TEST(TileModule, BlockedKernelSumsTheContractionBlockByBlock) {
+  auto ints = hlo::parseModule(gemm(32, 64, 16), "g.hlo");
+  TileModuleOrReason blocked = blockedKernel(*ints, 16);
+  ASSERT_TRUE(blocked.tile) << blocked.reason;
+  std::vector<hlo::Literal> args = randomArgs(*ints, 3);
+  EXPECT_TRUE(hlo::evaluate(*blocked.tile->module, args).bitwiseEqual(hlo::evaluate(*ints, args)));
+  auto floats = hlo::parseModule(R"(HloModule f
+ENTRY main {
+  a = f32[8,64] parameter(0)
+  b = f32[64,8] parameter(1)
+  ROOT d = f32[8,8] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                                 "f.hlo");
+  TileModuleOrReason f = blockedKernel(*floats, 32);
+  ASSERT_TRUE(f.tile) << f.reason;
+  args = randomArgs(*floats, 4);
+  const hlo::Literal got = hlo::evaluate(*f.tile->module, args);
+  for (int64_t i = 0; i < 8; ++i) {
+    for (int64_t j = 0; j < 8; ++j) {
+      float halves[2] = {0, 0};
+      for (int h = 0; h < 2; ++h) {
+        for (int64_t k = 32 * h; k < 32 * h + 32; ++k) {
+          // Rounded product, then rounded sum (volatile: no fused multiply-add).
+          volatile float p = static_cast<float>(args[0].getDouble(i * 64 + k)) *
+                             static_cast<float>(args[1].getDouble(k * 8 + j));
+          halves[h] += p;
+        }
+      }
+      EXPECT_EQ(static_cast<float>(got.getDouble(i * 8 + j)), halves[0] + halves[1]);
+    }
+  }
+  EXPECT_FALSE(blockedKernel(*floats, 24).tile);  // 64 is not whole blocks of 24
 }
 
 TEST(TileModule, NamesTheOperationThatMustStayWhole) {

@@ -18,6 +18,7 @@
 #include "common/slowdown.h"
 #include "hlo/parser.h"
 #include "oracle/tasm.h"
+#include "support/diagnostic.h"
 #include "support/source.h"
 
 namespace tacit::backend {
@@ -88,6 +89,39 @@ TEST(TrainiumCompile, DeepGemmAccumulatesInPsum) {
     ++accumulating;
   EXPECT_EQ(accumulating, 3) << c.text;
   expectVerifies(c, 43);
+}
+
+// The same GEMM with K = 1024 written as one dot: without --reassociate there is no program (and
+// the diagnostic says why); with it, a loop of accumulating nc_matmul into one PSUM tile that
+// computes the kernel summed in 128-deep blocks bit for bit, and the kernel itself up to rounding.
+TEST(TrainiumCompile, OneDeepFloatDotSplitsItsSumOnlyWhenReassociationIsAllowed) {
+  const taidl::Isa isa = taidl::loadIsaFile(testing::sourceDir() + "/isa/trainium.taidl");
+  const std::string file =
+      testing::sourceDir() + "/examples/trainium/gemm_bias_relu_128x1024x512.hlo";
+  auto kernel = hlo::parseModule(readFile(file), file);
+  CompileOptions options;
+  options.time_limit = std::chrono::seconds(10) * testing::kSlowdown;
+  try {
+    compile(isa, *kernel, options);
+    FAIL() << "a float contraction was split without --reassociate";
+  } catch (const DiagnosticError& e) {
+    EXPECT_NE(std::string(e.what()).find("--reassociate"), std::string::npos) << e.what();
+  }
+  options.reassociate = true;
+  CompileResult r = compile(isa, *kernel, options);
+  ASSERT_TRUE(r.schedule);
+  EXPECT_EQ(r.schedule->contraction, 128);
+  EXPECT_EQ(r.schedule->accumulator, "psum");
+  ASSERT_TRUE(r.computes);
+  const std::string text = oracle::printProgram(isa, r.program);
+  EXPECT_NE(text.find("loop k in"), std::string::npos) << text;
+  EXPECT_NE(text.find("accumulate=1"), std::string::npos) << text;
+  VerifyReport exact =
+      verify(isa, *r.computes, r.program, {.sets = 2, .seed = 47, .original = kernel.get()});
+  EXPECT_TRUE(exact.ok) << exact.mismatch << "\n" << text;
+  EXPECT_GT(exact.deviation, 0);              // the blocks' order rounds otherwise...
+  EXPECT_LT(exact.relative_deviation, 0.05);  // ...by a few bf16 units in the last place
+  EXPECT_FALSE(verify(isa, *kernel, r.program, {.sets = 1, .seed = 47}).ok);
 }
 
 TEST(TrainiumCompile, Bf16AddIsOneTensorTensor) {

@@ -228,7 +228,7 @@ TEST_F(Sandbox, CompileCommandKeepsItsContract) {
                 "usage: tacit compile KERNEL.hlo [--isa SPEC] [--param K=V]... [--output "
                 "OUT] [--emit FORMAT] [--cost MODEL] [--verify[=N]] [--seed SEED] "
                 "[--atol X] [--rtol X] [--time-limit S] [--explain] [--stats] [--no-piecewise] "
-                "[--no-tiling] [--schedule FILE] [--emit-schedule FILE] "
+                "[--no-tiling] [--reassociate] [--schedule FILE] [--emit-schedule FILE] "
                 "[--dump-egraph FILE] [--report FILE]\n",
                 0),
             0u)
