@@ -4,8 +4,8 @@
 // regions, each region is compiled as a kernel of its own (backend/region_kernel.h), and a region
 // that does not compile gives up the operation its diagnostic points at — that operation stays on
 // the host, with the diagnostic as its reason — and is asked again as the connected pieces that
-// remain. Regions are asked largest first because operations often compile only together
-// (Gemmini's int8 GEMM is a dot, a clamp and a convert: none of them alone).
+// remain. Regions are asked largest first because operations often compile only together (an int8
+// GEMM saturated to int8 is a dot, a clamp and converts, which an ISA may compute only as a whole).
 //
 // Every region is convex: no path leaves it (through host operations, plumbing or other regions)
 // and comes back into it, so each region runs as one step and the steps have a topological order
