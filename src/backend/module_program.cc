@@ -7,6 +7,7 @@
 
 #include "backend/region_kernel.h"
 #include "hlo/parser.h"
+#include "support/diagnostic.h"
 
 namespace tacit::backend {
 namespace {
@@ -54,7 +55,15 @@ Unordered unorderedSteps(const ModulePartition& partition) {
         auto why = reason.find(op);
         s.reason = why != reason.end() ? *why->second : "not asked";
         RegionKernel k = regionKernel({op}, {op});
-        s.kernel = hlo::parseModule(k.text, "host-" + op->name() + ".hlo");
+        try {
+          s.kernel = hlo::parseModule(k.text, "host-" + op->name() + ".hlo");
+        } catch (const DiagnosticError& e) {
+          fail(partition.module->sourceFile(), op->loc(),
+               "operation '" + op->name() +
+                   "' cannot be written as a kernel of its own for the "
+                   "host: " +
+                   e.diagnostic().message);
+        }
         s.parameters = std::move(k.parameters);
       }
       u.step_of[op] = u.steps.size();

@@ -1,8 +1,10 @@
 #include "backend/module_run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "backend/kernel_run.h"
 #include "backend/verify.h"
@@ -22,13 +24,38 @@ double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// The steps the root depends on: as the HLO evaluator, a run leaves the others out (an operation
+// it cannot evaluate whose result nobody reads does not stop it).
+std::vector<bool> liveSteps(const ModuleProgram& program) {
+  std::unordered_set<const HloInstruction*> live;
+  std::vector<const HloInstruction*> stack = {program.partition.module->entry()->root()};
+  while (!stack.empty()) {
+    const HloInstruction* op = stack.back();
+    stack.pop_back();
+    if (!live.insert(op).second) continue;
+    stack.insert(stack.end(), op->operands().begin(), op->operands().end());
+  }
+  std::vector<bool> out;
+  for (const ModuleStep& s : program.steps) {
+    if (s.kind != StepKind::kAccelerator) {
+      out.push_back(live.count(s.operation) > 0);
+      continue;
+    }
+    const auto& ops = program.partition.regions[s.region].operations;
+    out.push_back(std::any_of(ops.begin(), ops.end(),
+                              [&](const HloInstruction* op) { return live.count(op); }));
+  }
+  return out;
+}
+
 // The values computed so far, each kept until its last reader has taken it (a module's
 // intermediates need not all be alive at once).
 class Values {
  public:
-  explicit Values(const ModuleProgram& program) {
-    for (const ModuleStep& s : program.steps) {
-      for (const HloInstruction* p : readsOf(program, s))
+  Values(const ModuleProgram& program, const std::vector<bool>& live) {
+    for (size_t i = 0; i < program.steps.size(); ++i) {
+      if (!live[i]) continue;
+      for (const HloInstruction* p : readsOf(program, program.steps[i]))
         ++readers_[p];
     }
     ++readers_[program.partition.module->entry()->root()];  // the run's result
@@ -162,6 +189,19 @@ std::vector<const HloInstruction*> leafProducers(const HloInstruction& root) {
   return out;
 }
 
+// A host step's operation evaluated; a failure is located at the operation in the module (not
+// in the one-operation kernel, a text the user never sees).
+hlo::Literal evaluateOnHost(const ModuleStep& step, std::span<const hlo::Literal> args,
+                            const hlo::HloModule& module) {
+  try {
+    return hlo::evaluate(*step.kernel, args);
+  } catch (const DiagnosticError& e) {
+    fail(module.sourceFile(), step.operation->loc(),
+         "the HLO evaluator cannot evaluate host operation '" + step.operation->name() +
+             "': " + e.diagnostic().message);
+  }
+}
+
 }  // namespace
 
 void checkRunFits(const hlo::HloModule& module, double max_bytes) {
@@ -193,8 +233,10 @@ ModuleRun runModule(const taidl::Isa& isa, const ModuleProgram& program,
     fail("the module takes " + std::to_string(entry.parameterCount()) + " parameters, and " +
          std::to_string(arguments.size()) + " values were given");
   ModuleRun run;
-  Values values(program);
+  const std::vector<bool> live = liveSteps(program);
+  Values values(program, live);
   for (size_t i = 0; i < program.steps.size(); ++i) {
+    if (!live[i]) continue;
     const ModuleStep& step = program.steps[i];
     const auto t0 = Clock::now();
     switch (step.kind) {
@@ -205,7 +247,7 @@ ModuleRun runModule(const taidl::Isa& isa, const ModuleProgram& program,
         std::vector<hlo::Literal> args;
         for (const HloInstruction* p : step.parameters)
           args.push_back(values.take(p));
-        values.set(step.operation, hlo::evaluate(*step.kernel, args));
+        values.set(step.operation, evaluateOnHost(step, args, *program.partition.module));
         const double s = since(t0);
         run.host_seconds += s;
         run.steps.push_back({i, s, 0, 0});

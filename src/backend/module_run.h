@@ -39,6 +39,8 @@ struct StepRun {
 
 struct ModuleRun {
   hlo::Literal result;  // the entry root's value
+  // The accelerator and host steps run: those the root depends on (as the HLO evaluator, a run
+  // leaves the others out).
   std::vector<StepRun> steps;
   int64_t instructions = 0, cost = 0;
   double accelerator_seconds = 0, host_seconds = 0;

@@ -115,6 +115,24 @@ TEST(ModuleRun, AWrongAcceleratorResultIsCaughtAndNamed) {
   EXPECT_NE(diff.find("output 1 ('q'): element 5: module run"), std::string::npos) << diff;
 }
 
+// As the HLO evaluator, a run leaves out what the root does not depend on: a custom call nobody
+// reads (which neither the evaluator nor an ISA computes) does not stop it.
+TEST(ModuleRun, AnOperationTheRootDoesNotNeedIsNotRun) {
+  auto module = hlo::parseModule(R"(HloModule dead
+ENTRY main {
+  a = s8[16,16] parameter(0)
+  b = s8[16,16] parameter(1)
+  unused = s8[16,16] custom-call(a), custom_call_target="foo"
+  ROOT y = s8[16,16] add(a, b)
+})",
+                                 "dead.hlo");
+  const ModuleProgram program = moduleProgram(partition(gemmini().target, *module));
+  EXPECT_EQ(program.count(StepKind::kHost), 1);  // the custom call, on the host
+  EXPECT_EQ(runAndCompare(gemmini(), program), "");
+  const ModuleRun run = runModule(gemmini().isa, program, randomArguments(*module, 1));
+  EXPECT_EQ(run.steps.size(), 1u);  // the add's region alone
+}
+
 // Whether a path leaves `region` and comes back into it, with every region of the partition run
 // as one step (an independent check of the partitioner's).
 bool reentered(const ModulePartition& partition, const AcceleratorRegion& region) {
