@@ -321,6 +321,10 @@ TEST_F(CompileCli, RunModuleRunsAndVerifiesTheModule) {
       tacit("run-module --isa " + isa + " " + module + " --verify --json -o " + path("r.json"));
   ASSERT_EQ(json.status, 0) << json.err;
   EXPECT_NE(readFile(path("r.json")).find("\"verified\": true"), std::string::npos);
+  Outcome stablehlo =
+      tacit("run-module --isa " + isa + " " + source("examples/gemmini/matmul.mlir") + " --verify");
+  ASSERT_EQ(stablehlo.status, 0) << stablehlo.err;
+  EXPECT_NE(stablehlo.out.find("1 step, 1 on the accelerator"), std::string::npos) << stablehlo.out;
   Outcome no_isa = tacit("run-module " + module);
   EXPECT_EQ(no_isa.status, 1);
   EXPECT_NE(no_isa.err.find("needs --isa"), std::string::npos) << no_isa.err;
