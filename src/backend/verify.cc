@@ -2,31 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <cstring>
 #include <optional>
 
+#include "backend/kernel_run.h"
 #include "hlo_eval/evaluator.h"
 #include "hlo_eval/random_literal.h"
-#include "oracle/machine.h"
 
 namespace tacit::backend {
-namespace {
 
-hlo::Shape entryParameterShape(const hlo::HloModule& m, int64_t i) {
-  if (m.entryLayout() && static_cast<size_t>(i) < m.entryLayout()->parameters.size()) {
-    return m.entryLayout()->parameters[static_cast<size_t>(i)];
-  }
-  return m.entry()->parameter(i)->shape();
-}
-
-std::vector<hlo::Shape> resultShapes(const hlo::HloModule& m) {
-  hlo::Shape r = m.entryLayout() ? m.entryLayout()->result : m.entry()->root()->shape();
-  return r.isTuple() ? r.tupleShapes() : std::vector<hlo::Shape>{r};
-}
-
-// The first element where two results differ (bitwise, or beyond the tolerance), as text.
 std::string firstDifference(const hlo::Literal& got, const hlo::Literal& want,
-                            const VerifyOptions& opt) {
+                            const VerifyOptions& opt, std::string_view got_from) {
   bool tolerant = hlo::isFloat(want.shape().elementType()) && (opt.atol > 0 || opt.rtol > 0);
   if (!tolerant && got.bitwiseEqual(want)) return {};
   int64_t n = want.elementCount();
@@ -42,12 +28,15 @@ std::string firstDifference(const hlo::Literal& got, const hlo::Literal& want,
                          static_cast<size_t>(width)) == 0;
     }
     if (!same) {
-      return "element " + std::to_string(i) + ": oracle " + std::to_string(got.getDouble(i)) +
-             ", HLO evaluator " + std::to_string(want.getDouble(i));
+      return "element " + std::to_string(i) + ": " + std::string(got_from) + " " +
+             std::to_string(got.getDouble(i)) + ", HLO evaluator " +
+             std::to_string(want.getDouble(i));
     }
   }
   return {};
 }
+
+namespace {
 
 // The largest absolute and relative differences of float results from the user's kernel's.
 void measureDeviation(const hlo::Literal& got, const hlo::Literal& original, VerifyReport& report) {
@@ -66,35 +55,31 @@ void measureDeviation(const hlo::Literal& got, const hlo::Literal& original, Ver
 VerifyReport verify(const taidl::Isa& isa, const hlo::HloModule& kernel,
                     const oracle::Program& program, const VerifyOptions& options) {
   VerifyReport report;
-  std::vector<const oracle::Tensor*> inputs, outputs;
+  std::vector<const oracle::Tensor*> outputs;
   for (const oracle::Tensor& t : program.tensors) {
-    if (t.kind == oracle::TensorKind::kInput) inputs.push_back(&t);
     if (t.kind == oracle::TensorKind::kOutput) outputs.push_back(&t);
   }
-  std::vector<hlo::Shape> results = resultShapes(kernel);
+  const std::vector<hlo::Shape> parameters = isel::entryParameterShapes(kernel);
+  const size_t results = isel::entryResultShapes(kernel).size();
   for (int set = 0; set < options.sets; ++set) {
     std::vector<hlo::Literal> args;
-    std::map<std::string, hlo::Literal> oracle_inputs;
-    for (int64_t i = 0; i < kernel.entry()->parameterCount(); ++i) {
-      hlo::Shape shape = entryParameterShape(kernel, i);
-      hlo::Shape logical(shape.elementType(), shape.dims());
+    for (size_t i = 0; i < parameters.size(); ++i) {
+      const hlo::Shape logical(parameters[i].elementType(), parameters[i].dims());
       args.push_back(hlo::randomLiteral(
-          logical,
-          options.seed * 7919 + static_cast<uint64_t>(set) * 104729 + static_cast<uint64_t>(i)));
-      oracle_inputs[inputs[static_cast<size_t>(i)]->name] = isel::toPhysical(args.back(), shape);
+          logical, options.seed * 7919 + static_cast<uint64_t>(set) * 104729 + i));
     }
     hlo::Literal expected = hlo::evaluate(kernel, args);
     std::optional<hlo::Literal> original;
     if (options.original) original = hlo::evaluate(*options.original, args);
-    std::map<std::string, hlo::Literal> got = oracle::run(isa, program, oracle_inputs);
-    for (size_t r = 0; r < results.size(); ++r) {
-      const hlo::Literal& want = results.size() == 1 ? expected : expected.elements()[r];
-      hlo::Literal logical = isel::fromPhysical(got.at(outputs[r]->name), results[r]);
-      if (original) {
-        const hlo::Literal& o = results.size() == 1 ? *original : original->elements()[r];
-        measureDeviation(logical, o, report);
-      }
-      std::string diff = firstDifference(logical, want, options);
+    std::vector<const hlo::Literal*> arg_pointers;
+    for (const hlo::Literal& a : args)
+      arg_pointers.push_back(&a);
+    const std::vector<hlo::Literal> got = runKernelProgram(isa, kernel, program, arg_pointers);
+    for (size_t r = 0; r < results; ++r) {
+      const hlo::Literal& want = results == 1 ? expected : expected.elements()[r];
+      if (original)
+        measureDeviation(got[r], results == 1 ? *original : original->elements()[r], report);
+      std::string diff = firstDifference(got[r], want, options);
       if (!diff.empty()) {
         report.ok = false;
         report.mismatch = "output '" + outputs[r]->name + "' on random input set " +

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "isel/kernel.h"
 #include "oracle/program.h"
@@ -33,5 +34,11 @@ struct VerifyReport {
 
 VerifyReport verify(const taidl::Isa& isa, const hlo::HloModule& kernel,
                     const oracle::Program& program, const VerifyOptions& options = {});
+
+// The first element where `got` (computed by `got_from`) differs from the HLO evaluator's `want`,
+// bitwise or beyond the options' float tolerance, as "element I: oracle X, HLO evaluator Y";
+// empty when they agree.
+std::string firstDifference(const hlo::Literal& got, const hlo::Literal& want,
+                            const VerifyOptions& options, std::string_view got_from = "oracle");
 
 }  // namespace tacit::backend

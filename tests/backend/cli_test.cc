@@ -297,5 +297,48 @@ TEST_F(CompileCli, CoverageReportsRegionsAndReasons) {
   EXPECT_NE(no_isa.err.find("needs --isa"), std::string::npos) << no_isa.err;
 }
 
+// `tacit run-module`: the module's steps, --verify, --json, and its misuses.
+TEST_F(CompileCli, RunModuleRunsAndVerifiesTheModule) {
+  const std::string module =
+      write("m.hlo",
+            "HloModule m\nENTRY main {\n  a = s8[16,16] parameter(0)\n"
+            "  b = s8[16,16] parameter(1)\n  lo = s32[] constant(-128)\n"
+            "  hi = s32[] constant(127)\n  wa = s32[16,16] convert(a)\n"
+            "  wb = s32[16,16] convert(b)\n  p = s32[16,16] dot(wa, wb), "
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+            "  c = s32[16,16] clamp(lo, p, hi)\n  q = s8[16,16] convert(c)\n"
+            "  f = f32[16,16] convert(q)\n  ROOT e = f32[16,16] exponential(f)\n}\n");
+  const std::string isa = source("isa/gemmini.taidl");
+  Outcome text = tacit("run-module --isa " + isa + " " + module + " --verify --seed 7");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("3 steps, 1 on the accelerator (5 of 7 operations), 2 on the host"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("exponential e: no instruction of ISA 'gemmini'"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("verified: every output equals"), std::string::npos) << text.out;
+  Outcome json =
+      tacit("run-module --isa " + isa + " " + module + " --verify --json -o " + path("r.json"));
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_NE(readFile(path("r.json")).find("\"verified\": true"), std::string::npos);
+  Outcome stablehlo =
+      tacit("run-module --isa " + isa + " " + source("examples/gemmini/matmul.mlir") + " --verify");
+  ASSERT_EQ(stablehlo.status, 0) << stablehlo.err;
+  EXPECT_NE(stablehlo.out.find("1 step, 1 on the accelerator"), std::string::npos) << stablehlo.out;
+  Outcome no_isa = tacit("run-module " + module);
+  EXPECT_EQ(no_isa.status, 1);
+  EXPECT_NE(no_isa.err.find("needs --isa"), std::string::npos) << no_isa.err;
+  Outcome bad_seed = tacit("run-module --isa " + isa + " " + module + " --seed -3");
+  EXPECT_EQ(bad_seed.status, 1);
+  EXPECT_NE(bad_seed.err.find("--seed"), std::string::npos) << bad_seed.err;
+  const std::string huge = write("huge.hlo",
+                                 "HloModule huge\nENTRY main {\n  a = f32[65536,65536] "
+                                 "parameter(0)\n  ROOT e = f32[65536,65536] exponential(a)\n}\n");
+  Outcome too_big = tacit("run-module --isa " + isa + " " + huge + " -o " + path("never.txt"));
+  EXPECT_EQ(too_big.status, 1);
+  EXPECT_NE(too_big.err.find("above the run limit"), std::string::npos) << too_big.err;
+  EXPECT_FALSE(fs::exists(path("never.txt")));
+}
+
 }  // namespace
 }  // namespace tacit::backend
