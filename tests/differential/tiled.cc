@@ -464,8 +464,19 @@ backend::TileSchedule randomSchedule(const taidl::Isa& isa, const Draft& d, Rng&
     std::swap(s.order[i - 1],
               s.order[static_cast<size_t>(r.uniform(0, static_cast<int64_t>(i) - 1))]);
   kind = "tiles";
-  if (!d.integer || d.depth == 0 || d.k % d.depth != 0 || d.k < 2 * d.depth || r.chance(0.4))
+  if (d.depth == 0 || d.k % d.depth != 0 || d.k < 2 * d.depth) return s;
+  if (!d.integer) {
+    // A float contraction split into unit-depth blocks (compiled with --reassociate, verified on
+    // the blocked kernel), half the time, in unit tiles.
+    std::vector<std::string> accumulators =
+        accumulatorBuffers(isa, d.acc_type, tileKinds(d.result, s.tile));
+    if (accumulators.empty() || r.chance(0.5)) return s;
+    s.contraction = d.depth;
+    s.accumulator = r.pick(accumulators);
+    kind = "split-float";
     return s;
+  }
+  if (r.chance(0.4)) return s;
   // Mostly unit tiles: a step kernel of several units with its sums in accumulator rows is one
   // the solver rarely places within its limits (docs/backend.md), and takes them all.
   if (r.chance(0.7)) {

@@ -21,8 +21,9 @@ struct TiledKernel {
   // The category is "<kernel kind>/<schedule kind>": the kernel kind names the dot's epilogue
   // (e.g. "dot-bias-sat", "-ragged" when a dimension is not a multiple of the unit), the schedule
   // kind is "default" (CompileOptions::schedule unset), "tiles" (tile sizes and loop order),
-  // "split" (plus a contraction in unit-depth blocks) or "split-wide" (blocks of several unit
-  // depths with at least one middle step: finding F3).
+  // "split" (plus a contraction in unit-depth blocks), "split-wide" (blocks of several unit
+  // depths with at least one middle step: finding F3) or "split-float" (a float contraction in
+  // unit-depth blocks: compiled with CompileOptions::reassociate, verified on the blocked kernel).
   GeneratedKernel kernel;
   std::optional<backend::TileSchedule> schedule;
 };
