@@ -2,53 +2,39 @@
 // a whole HLO module as accelerator programs plus host steps on random inputs
 // (backend/module_run.h, docs/backend.md "Module execution"); --verify compares every output with
 // the HLO evaluator's for the whole module, bit for bit.
-#include <iostream>
-
-#include "backend/driver.h"
 #include "backend/module_program.h"
 #include "backend/module_report.h"
 #include "backend/module_run.h"
 #include "backend/partition.h"
 #include "cli.h"
-#include "hlo/verifier.h"
 #include "hlo_eval/evaluator.h"
 #include "isel/target.h"
-#include "stablehlo/input.h"
-#include "support/output.h"
-#include "support/source.h"
-#include "taidl/isa.h"
+#include "module_command.h"
 
 namespace tacit::cli {
 namespace {
 
 int runModuleCommand(const Args& args) {
   const std::string module_path = args.positionals()[0];
-  auto isa_path = args.get("isa");
-  if (!isa_path)
-    fail("tacit run-module needs --isa SPEC",
-         "e.g. tacit run-module --isa isa/gemmini.taidl model.hlo --verify");
+  const ModuleInputs in = loadModuleInputs(args, "run-module");
   backend::PartitionOptions options;
-  if (auto t = args.getDouble("time-limit")) {
-    if (!(*t > 0 && *t <= 3600)) fail("--time-limit expects seconds in (0, 3600]");
-    options.time_limit = std::chrono::milliseconds(static_cast<int64_t>(*t * 1000));
-  }
+  if (auto t = regionTimeLimit(args)) options.time_limit = *t;
   uint64_t seed = 1;
   if (auto s = args.getInt("seed")) {
     if (*s < 0) fail("--seed expects a non-negative number, got " + std::to_string(*s));
     seed = static_cast<uint64_t>(*s);
   }
-  taidl::Isa isa = taidl::loadIsaFile(*isa_path, backend::parseParamOverrides(args.all("param")));
-  auto module = stablehlo::parseAnyModule(readFile(module_path), module_path);
-  hlo::verifyModule(*module);
+  const taidl::Isa& isa = in.isa;
+  const hlo::HloModule& module = *in.module;
   const isel::Target target(isa);
   const backend::ModuleProgram program =
-      backend::moduleProgram(backend::partition(target, *module, options));
-  const std::vector<hlo::Literal> arguments = backend::randomArguments(*module, seed);
+      backend::moduleProgram(backend::partition(target, module, options));
+  const std::vector<hlo::Literal> arguments = backend::randomArguments(module, seed);
   const backend::ModuleRun run = backend::runModule(isa, program, arguments);
   backend::ModuleRunReport report = backend::moduleRunReport(program, run, isa.name, seed);
   if (args.has("verify")) {
-    const hlo::Literal want = hlo::evaluate(*module, arguments);
-    report.mismatch = backend::firstOutputDifference(*module, run.result, want);
+    const hlo::Literal want = hlo::evaluate(module, arguments);
+    report.mismatch = backend::firstOutputDifference(module, run.result, want);
     if (!report.mismatch->empty())
       fail(module_path, {},
            "verification failed: the module run differs from the HLO evaluator (random inputs "
@@ -57,12 +43,7 @@ int runModuleCommand(const Args& args) {
            "an accelerator step computed a wrong value (a compiler bug) or the steps were "
            "plumbed wrong (a run-module bug); please report it with the module and the ISA");
   }
-  const std::string out = args.has("json") ? report.json() : report.text();
-  if (auto path = args.get("output")) {
-    writeFileAtomic(*path, out);
-  } else {
-    std::cout << out;
-  }
+  writeReport(args, args.has("json") ? report.json() : report.text());
   return 0;
 }
 
