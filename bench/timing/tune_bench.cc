@@ -1,11 +1,12 @@
 // `tacit tune`'s searches against the exhaustive one (issue 24, acceptance 4; docs/tuning.md): a
-// Gemmini int8 GEMM's (or, --isa amx, oneDNN's u8·s8 AMX GEMM's) tuning space built once, then the
+// Gemmini int8 GEMM's (or, --isa amx, oneDNN's u8·s8 AMX GEMM's; --isa tpuv1, TPUv1's int8 GEMM in
+// 256x256 layout tiles) tuning space built once, then the
 // exhaustive search (every schedule simulated in full: the optimum), successive halving over prefix
 // simulations (seeds 1..S) and the single-fidelity search at the same budget (same seeds). Per
 // search: the cycles found, their ratio to the optimum, the simulations run and what they cost in
 // full-program equivalents, as a share of the exhaustive search's.
 //
-// Usage: bench_tune [--isa gemmini|amx] [--size N] [--seeds S]   (default gemmini, 512, 5)
+// Usage: bench_tune [--isa gemmini|amx|tpuv1] [--size N] [--seeds S]   (default gemmini, 512, 5)
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -30,16 +31,19 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--seeds") == 0) seeds = std::atoll(argv[i + 1]);
     if (std::strcmp(argv[i], "--isa") == 0) isa_name = argv[i + 1];
   }
-  const bool amx = isa_name == "amx";
+  const bool amx = isa_name == "amx", tpu = isa_name == "tpuv1";
   const taidl::Isa isa =
       taidl::loadIsaFile(std::string(TACIT_SOURCE_DIR) + "/isa/" + isa_name + ".taidl");
   const isel::Target target(isa);
-  auto kernel = hlo::parseModule(
-      amx ? bench::amxGemmHlo(size, size, size) : bench::gemmHlo(size, size, size), "gemm.hlo");
+  auto kernel = hlo::parseModule(amx   ? bench::amxGemmHlo(size, size, size)
+                                 : tpu ? bench::tpuGemmHlo(size, size, size)
+                                       : bench::gemmHlo(size, size, size),
+                                 "gemm.hlo");
   backend::CompileOptions options;
   backend::Tuner tuner(target, *kernel, options);
   std::printf("%s GEMM %lld^3: %zu schedules, %zu built in %.1f s\n",
-              amx ? "amx u8s8->s32" : "gemmini int8", static_cast<long long>(size), tuner.space(),
+              amx ? "amx u8s8->s32" : tpu ? "tpuv1 int8" : "gemmini int8",
+              static_cast<long long>(size), tuner.space(),
               tuner.built(), tuner.buildSeconds());
   backend::TuneResult all = tuner.search({.method = backend::TuneMethod::kExhaustive});
   const double optimum = static_cast<double>(all.best.costs.cycles);

@@ -260,12 +260,19 @@ TuneResult Tuner::search(const TuneOptions& tune) {
   std::map<std::pair<std::string, double>, const TuneEvaluation*> known;
   for (const TuneEvaluation& e : tune.known)
     known[{e.schedule.json(), e.rung}] = &e;
+  // Candidates already simulated to their end in this search: their cycles are exact, and a later
+  // rung would simulate the same program again (a short program's prefix is all of it).
+  std::vector<bool> exact(candidates.size(), false);
   auto simulate = [&](std::vector<size_t> which, double fraction) {
     t = Clock::now();
     std::vector<int64_t> simulated(which.size());
-    std::vector<bool> reused(which.size(), false);
+    std::vector<bool> reused(which.size(), false), carried(which.size(), false);
     for (size_t i = 0; i < which.size(); ++i) {
       Candidate& c = candidates[which[i]];
+      if (exact[which[i]]) {
+        carried[i] = reused[i] = true;
+        continue;
+      }
       auto k = known.find({c.schedule.json(), fraction});
       if (k == known.end()) continue;
       c.estimate = k->second->cycles;
@@ -293,6 +300,7 @@ TuneResult Tuner::search(const TuneOptions& tune) {
                                ? timing::simulate(isa, p, timing::zeroInputs(p))
                                : timing::simulatePrefix(isa, p, timing::zeroInputs(p), want);
         simulated[i] = r.instructions;
+        if (r.instructions >= c.instructions) exact[which[i]] = true;
         c.estimate = r.instructions >= c.instructions
                          ? r.cycles
                          : static_cast<int64_t>(std::llround(static_cast<double>(r.cycles) *
@@ -312,6 +320,7 @@ TuneResult Tuner::search(const TuneOptions& tune) {
       th.join();
     out.simulate_seconds += since(t);
     for (size_t i = 0; i < which.size(); ++i) {
+      if (carried[i]) continue;  // exact from an earlier rung: nothing run, nothing to log
       const Candidate& c = candidates[which[i]];
       const double share = static_cast<double>(simulated[i]) /
                            static_cast<double>(std::max<int64_t>(1, c.instructions));
