@@ -1,6 +1,7 @@
 // Learned cost models against the timing model (issue 24, items 3 and 4; docs/costmodel.md).
 //
-// Data: int8 GEMMs of several shapes on Gemmini (and u8·s8 GEMMs on AMX); each kernel's tuning
+// Data: int8 GEMMs of several shapes on Gemmini (and u8·s8 GEMMs on AMX, int8 GEMMs in layout tiles
+// on TPUv1); each kernel's tuning
 // space (backend/tune.h) built, every schedule's program simulated in full by the timing model (the
 // label) and described by its features (costmodel/features.h: sums over the text and a probe of
 // the loop nest cut to three iterations per loop). Two tables:
@@ -12,7 +13,8 @@
 //     on DIM=16 (shared features only) and adapted with k DIM=32 samples, against one trained
 //     from scratch on the same k samples; tau on the held-out DIM=32 kernels, for k in
 //     {0, 10, 50, 200, all}, averaged over 5 draws of the samples; and across accelerators, AMX ->
-//     Gemmini DIM=16 (the same table, the target's kernels held out in turn). Three models: a
+//     Gemmini DIM=16 and Gemmini DIM=16 -> TPUv1 (the same table, the target's kernels held out
+//     in turn). Three models: a
 //     regression of cycles, a ranking, and a regression of the cycles' ratio to the probe's
 //     estimate.
 //
@@ -58,9 +60,10 @@ struct Sample {
 // Every schedule's program of each kernel's tuning space and its cycles, simulated in full; kept
 // in `cache` (one .tasm per program and a cycles file per kernel: the dataset, readable by
 // `tacit run --timing`) and read back from there when present.
-// `label` names the design (a cache directory prefix and the printed name); `amx`: the kernels are
-// oneDNN's u8·s8 GEMMs, else Gemmini's int8 GEMMs.
-std::vector<Sample> dataset(const taidl::Isa& isa, const std::string& label, bool amx,
+// `label` names the design (a cache directory prefix and the printed name); `gemm` writes the
+// design's GEMM kernel of a shape (bench/common/gemm_hlo.h).
+std::vector<Sample> dataset(const taidl::Isa& isa, const std::string& label,
+                            std::string (*gemm)(int64_t, int64_t, int64_t),
                             const std::vector<Shape>& shapes, const std::string& cache) {
   const isel::Target target(isa);
   std::vector<Sample> out;
@@ -75,8 +78,7 @@ std::vector<Sample> dataset(const taidl::Isa& isa, const std::string& label, boo
         programs.emplace_back(oracle::parseProgramFile(isa, dir + "/" + file), cycles);
     } else {
       const Shape& x = shapes[k];
-      auto kernel = hlo::parseModule(
-          amx ? bench::amxGemmHlo(x.m, x.k, x.n) : bench::gemmHlo(x.m, x.k, x.n), "gemm.hlo");
+      auto kernel = hlo::parseModule(gemm(x.m, x.k, x.n), "gemm.hlo");
       backend::CompileOptions options;
       backend::Tuner tuner(target, *kernel, options);
       backend::TuneResult r = tuner.search({.method = backend::TuneMethod::kExhaustive});
@@ -305,13 +307,24 @@ int main(int argc, char** argv) {
   const taidl::Isa dim16 = taidl::loadIsaFile(isa_dir + "gemmini.taidl");
   const taidl::Isa dim32 = taidl::loadIsaFile(isa_dir + "gemmini.taidl", {{"DIM", 32}});
   const taidl::Isa amx = taidl::loadIsaFile(isa_dir + "amx.taidl");
+  const taidl::Isa tpuv1 = taidl::loadIsaFile(isa_dir + "tpuv1.taidl");
+  // TPUv1's GEMMs in 256x256 layout tiles (its tuning space: docs/tuning.md).
+  std::vector<Shape> tpu_shapes = {{256, 512, 256},  {512, 256, 512},  {512, 512, 512},
+                                   {256, 1024, 512}, {1024, 512, 256}, {512, 1024, 1024}};
+  if (quick) tpu_shapes.resize(3);
+  auto gemmini = [](int64_t m, int64_t k, int64_t n) { return bench::gemmHlo(m, k, n); };
   std::printf("building the datasets (every schedule simulated in full):\n");
-  const std::vector<Sample> source = dataset(dim16, "dim16", false, source_shapes, cache);
-  const std::vector<Sample> target = dataset(dim32, "dim32", false, target_shapes, cache);
-  const std::vector<Sample> amx_data = dataset(amx, "amx", true, source_shapes, cache);
+  const std::vector<Sample> source = dataset(dim16, "dim16", gemmini, source_shapes, cache);
+  const std::vector<Sample> target = dataset(dim32, "dim32", gemmini, target_shapes, cache);
+  const std::vector<Sample> amx_data =
+      dataset(amx, "amx", bench::amxGemmHlo, source_shapes, cache);
+  const std::vector<Sample> tpu_data =
+      dataset(tpuv1, "tpuv1", bench::tpuGemmHlo, tpu_shapes, cache);
   heldOut(source, source_shapes, "Gemmini DIM=16");
   heldOut(amx_data, source_shapes, "AMX");
+  heldOut(tpu_data, tpu_shapes, "TPUv1");
   transfer(source, target, target_shapes.size(), "Gemmini DIM=16 -> DIM=32");
   transfer(amx_data, source, source_shapes.size(), "AMX -> Gemmini DIM=16");
+  transfer(source, tpu_data, tpu_shapes.size(), "Gemmini DIM=16 -> TPUv1");
   return 0;
 }
