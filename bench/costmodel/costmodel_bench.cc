@@ -316,8 +316,7 @@ int main(int argc, char** argv) {
   std::printf("building the datasets (every schedule simulated in full):\n");
   const std::vector<Sample> source = dataset(dim16, "dim16", gemmini, source_shapes, cache);
   const std::vector<Sample> target = dataset(dim32, "dim32", gemmini, target_shapes, cache);
-  const std::vector<Sample> amx_data =
-      dataset(amx, "amx", bench::amxGemmHlo, source_shapes, cache);
+  const std::vector<Sample> amx_data = dataset(amx, "amx", bench::amxGemmHlo, source_shapes, cache);
   const std::vector<Sample> tpu_data =
       dataset(tpuv1, "tpuv1", bench::tpuGemmHlo, tpu_shapes, cache);
   heldOut(source, source_shapes, "Gemmini DIM=16");

@@ -42,9 +42,10 @@ int main(int argc, char** argv) {
   backend::CompileOptions options;
   backend::Tuner tuner(target, *kernel, options);
   std::printf("%s GEMM %lld^3: %zu schedules, %zu built in %.1f s\n",
-              amx ? "amx u8s8->s32" : tpu ? "tpuv1 int8" : "gemmini int8",
-              static_cast<long long>(size), tuner.space(),
-              tuner.built(), tuner.buildSeconds());
+              amx   ? "amx u8s8->s32"
+              : tpu ? "tpuv1 int8"
+                    : "gemmini int8",
+              static_cast<long long>(size), tuner.space(), tuner.built(), tuner.buildSeconds());
   backend::TuneResult all = tuner.search({.method = backend::TuneMethod::kExhaustive});
   const double optimum = static_cast<double>(all.best.costs.cycles);
   std::printf("%-14s %4s %12s %7s %6s %10s %9s %8s  %s\n", "search", "seed", "cycles", "x opt",

@@ -250,6 +250,7 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
   // Cycles are the whole loop nest's (tiles overlap or wait for each other): simulated.
   if (r.model == CostModel::kCycles) r.costs.cycles = programCycles(isa, program.program());
   r.program = program.take();
+  oracle::inlineSingleIterationLoops(r.program);  // a buffered loop of one group of copies
   r.graph = tiles.front().steps.back().compiled.graph;
   r.allocation = tiles.front().steps.back().compiled.allocation;
   // The search and phase 1 of that tile kernel (a report's candidates and e-graph per iteration).

@@ -8,6 +8,61 @@ namespace tacit::oracle {
 
 // ---- Affine ------------------------------------------------------------------------------------
 
+namespace {
+
+// `a` with loop `depth` at `value` and the loops deeper than it one level shallower.
+Affine atValue(const Affine& a, uint32_t depth, int64_t value) {
+  Affine out(a.constant);
+  for (const Affine::Term& t : a.terms) {
+    if (t.depth == depth) {
+      out = out + t.coeff * Affine(value);
+    } else {
+      out = out + Affine::var(t.depth > depth ? t.depth - 1 : t.depth, t.coeff);
+    }
+  }
+  return out;
+}
+
+void substitute(std::vector<Stmt>& body, uint32_t depth, int64_t value) {
+  for (Stmt& s : body) {
+    for (Affine& a : s.attrs)
+      a = atValue(a, depth, value);
+    s.lo = atValue(s.lo, depth, value);
+    s.hi = atValue(s.hi, depth, value);
+    for (DebugRange& r : s.ranges) {
+      r.start = atValue(r.start, depth, value);
+      r.end = atValue(r.end, depth, value);
+    }
+    substitute(s.body, depth, value);
+  }
+}
+
+void inlineLoops(std::vector<Stmt>& body, uint32_t depth) {
+  std::vector<Stmt> out;
+  out.reserve(body.size());
+  for (Stmt& s : body) {
+    if (s.kind != StmtKind::kLoop) {
+      out.push_back(std::move(s));
+      continue;
+    }
+    inlineLoops(s.body, depth + 1);
+    if (!s.lo.isConstant() || !s.hi.isConstant() || s.hi.constant - s.lo.constant != 1) {
+      out.push_back(std::move(s));
+      continue;
+    }
+    substitute(s.body, depth, s.lo.constant);
+    for (Stmt& inner : s.body)
+      out.push_back(std::move(inner));
+  }
+  body = std::move(out);
+}
+
+}  // namespace
+
+void inlineSingleIterationLoops(Program& program) {
+  inlineLoops(program.body, 0);
+}
+
 Affine Affine::var(uint32_t depth, int64_t coeff, int64_t constant) {
   Affine a(constant);
   if (coeff != 0) a.terms.push_back({depth, coeff});

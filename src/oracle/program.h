@@ -168,6 +168,11 @@ class Program {
   std::vector<size_t> open_;  // path of open loops: indices into body, then into each loop's body
 };
 
+// Replaces every loop that runs exactly once (constant bounds, hi = lo + 1) by its body, its
+// variable at its one value and the loops inside it one level shallower: the same executions,
+// fewer statements (a tiled program's loop of one group of buffered copies).
+void inlineSingleIterationLoops(Program& program);
+
 // Checks a program against its Isa: HBM size within (0, kMaxHbmBytes], tensors with unique
 // names, array shapes, inside HBM, inputs and constants pairwise disjoint, outputs pairwise
 // disjoint, constant values of their declared shape, every call with its unit's attribute count,

@@ -287,8 +287,14 @@ TEST(Tiling, ContractionStepsCarryTheAccumulatorOnChip) {
   EXPECT_EQ(r.schedule->contraction, 16);
   EXPECT_EQ(r.schedule->buffers, 4);
   const std::string text = oracle::printProgram(gemmini(), r.program);
-  // Six middle steps: one group of four copies, then two.
-  EXPECT_NE(text.find("loop k in [0, 1) {"), std::string::npos) << text;
+  // Six middle steps: one group of four copies (a loop of one iteration: its body, inlined), then
+  // two; with the first and the last, eight products per tile.
+  EXPECT_EQ(text.find("loop k"), std::string::npos) << text;
+  size_t products = 0;
+  for (size_t at = text.find("matmul_os_"); at != std::string::npos;
+       at = text.find("matmul_os_", at + 1))
+    ++products;
+  EXPECT_EQ(products, 8u) << text;
   EXPECT_LT(lines(text), 40u) << text;
   VerifyReport v = verify(gemmini(), *kernel, r.program, {.sets = 1, .seed = 5});
   EXPECT_TRUE(v.ok) << v.mismatch;

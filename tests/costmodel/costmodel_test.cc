@@ -23,9 +23,9 @@ const taidl::Isa& gemmini() {
 
 oracle::Program tiledGemm(int64_t buffers) {
   auto kernel = hlo::parseModule(
-      "HloModule g\nENTRY main {\n  a = s8[64,128] parameter(0)\n  b = s8[128,64] parameter(1)\n"
-      "  lo = s32[] constant(-128)\n  hi = s32[] constant(127)\n  wa = s32[64,128] convert(a)\n"
-      "  wb = s32[128,64] convert(b)\n  p = s32[64,64] dot(wa, wb), lhs_contracting_dims={1}, "
+      "HloModule g\nENTRY main {\n  a = s8[64,256] parameter(0)\n  b = s8[256,64] parameter(1)\n"
+      "  lo = s32[] constant(-128)\n  hi = s32[] constant(127)\n  wa = s32[64,256] convert(a)\n"
+      "  wb = s32[256,64] convert(b)\n  p = s32[64,64] dot(wa, wb), lhs_contracting_dims={1}, "
       "rhs_contracting_dims={0}\n  c = s32[64,64] clamp(lo, p, hi)\n"
       "  ROOT r = s8[64,64] convert(c)\n}\n",
       "g.hlo");
@@ -58,7 +58,7 @@ TEST(Features, AgreeWithTheTimingModelsCounts) {
 }
 
 // The probe: the timing model on the loop nest cut to two and three iterations per loop,
-// extrapolated. The tiled GEMM's 4x4 output tiles and 8-step contraction repeat one steady state,
+// extrapolated. The tiled GEMM's 4x4 output tiles and 16-step contraction repeat one steady state,
 // so the estimate is within a few percent of the full simulation; without loops it is exact.
 TEST(Features, TheProbeExtrapolatesTheCutLoopNest) {
   for (int64_t buffers : {1, 4}) {

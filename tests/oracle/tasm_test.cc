@@ -59,6 +59,31 @@ kernel all hbm=1024 {            # header
   expectRoundTrip(toyIsa(), p);
 }
 
+// A loop of one iteration becomes its body with its variable at its value; the loops inside it
+// move one level out (their variables and bounds follow); other loops stay.
+TEST(Tasm, SingleIterationLoopsAreInlined) {
+  Program p = parse(R"(kernel k hbm=1024 {
+  input x @0 : s32[4,4];
+  output y @512 : s32[4,4];
+  loop i in [0, 2) {
+    loop j in [3, 4) {
+      loop l in [j, j + 2) { addrows(a=i, b=j + l, c=2*j + 1); }
+      debug "lbl" sp[j - 3:j - 2, 0:2];
+    }
+  }
+})");
+  inlineSingleIterationLoops(p);
+  Program want = parse(R"(kernel k hbm=1024 {
+  input x @0 : s32[4,4];
+  output y @512 : s32[4,4];
+  loop i in [0, 2) {
+    loop l in [3, 5) { addrows(a=i, b=l + 3, c=7); }
+    debug "lbl" sp[0:1, 0:2];
+  }
+})");
+  EXPECT_EQ(printProgram(toyIsa(), p), printProgram(toyIsa(), want));
+}
+
 TEST(Tasm, LabelsOfAnyBytesRoundTrip) {
   // The printer quotes with support's quote (the .taidl/.tasm escapes); every byte reads back.
   std::string every;
