@@ -48,10 +48,7 @@ Executed execute(const taidl::Isa& isa, const oracle::Program& program) {
   }
   oracle::Stats stats;
   oracle::run(isa, program, inputs, {}, &stats);
-  Executed e{stats.instructions, stats.total_cost, 0};
-  for (size_t b = 1; b < isa.buffers.size() && b < stats.moved.size(); ++b)
-    e.hbm += stats.moved[0][b] + stats.moved[b][0];
-  return e;
+  return Executed{stats.instructions, stats.total_cost, stats.hbmBytes(isa)};
 }
 
 size_t lines(const std::string& s) {

@@ -46,11 +46,13 @@ ModuleRunReport moduleRunReport(const ModuleProgram& program, const ModuleRun& r
     }
     step.instructions = done.instructions;
     step.cost = done.cost;
+    step.hbm_bytes = done.hbm_bytes;
     step.seconds = done.seconds;
     r.steps.push_back(std::move(step));
   }
   r.instructions = run.instructions;
   r.cost = run.cost;
+  r.hbm_bytes = run.hbm_bytes;
   r.accelerator_seconds = run.accelerator_seconds;
   r.host_seconds = run.host_seconds;
   return r;
@@ -62,7 +64,8 @@ std::string ModuleRunReport::text() const {
       std::to_string(accelerator_steps) + " on the accelerator (" + std::to_string(offloaded) +
       " of " + std::to_string(operations) + " operations), " + std::to_string(host_steps) +
       " on the host; " + plural(instructions, "instruction") + " executed, cost " +
-      std::to_string(cost) + "; random inputs from seed " + std::to_string(seed) + "\n";
+      std::to_string(cost) + ", " + std::to_string(hbm_bytes) +
+      " bytes between HBM and the chip; random inputs from seed " + std::to_string(seed) + "\n";
   char line[96];
   std::snprintf(line, sizeof(line), "%5s  %-11s %12s %10s %9s  %s\n", "step", "where",
                 "instructions", "cost", "seconds", "what");
@@ -101,6 +104,7 @@ std::string ModuleRunReport::json() const {
     if (s.accelerator) {
       row["instructions"] = s.instructions;
       row["cost"] = s.cost;
+      row["hbm_bytes"] = s.hbm_bytes;
     } else {
       row["opcode"] = s.opcode;
       row["reason"] = s.reason;
@@ -116,6 +120,7 @@ std::string ModuleRunReport::json() const {
                       {"host_steps", host_steps},
                       {"instructions", instructions},
                       {"cost", cost},
+                      {"hbm_bytes", hbm_bytes},
                       {"accelerator_seconds", accelerator_seconds},
                       {"host_seconds", host_seconds},
                       {"steps", rows}};

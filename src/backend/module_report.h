@@ -20,7 +20,7 @@ struct ModuleRunReport {
     std::vector<std::string> operations;  // the names of the operations it computed
     std::string opcode;                   // a host step's
     std::string reason;                   // why a host step stays on the host
-    int64_t instructions = 0, cost = 0;
+    int64_t instructions = 0, cost = 0, hbm_bytes = 0;
     double seconds = 0;
   };
   std::string module, isa;
@@ -28,6 +28,9 @@ struct ModuleRunReport {
   int64_t operations = 0, offloaded = 0;  // the entry's operations (plumbing aside)
   std::vector<Step> steps;                // accelerator and host steps, in execution order
   int64_t accelerator_steps = 0, host_steps = 0, instructions = 0, cost = 0;
+  // Bytes the accelerator steps moved between HBM and the on-chip buffers: a value passed from
+  // one operation to the next inside a region never crosses (docs/backend.md).
+  int64_t hbm_bytes = 0;
   double accelerator_seconds = 0, host_seconds = 0;
   // Set when verified: empty when every output equals the HLO evaluator's, else the first
   // difference.

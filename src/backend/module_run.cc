@@ -269,7 +269,10 @@ ModuleRun runModule(const taidl::Isa& isa, const ModuleProgram& program,
         run.accelerator_seconds += s;
         run.instructions += stats.instructions;
         run.cost += stats.total_cost;
-        run.steps.push_back({i, s, stats.instructions, stats.total_cost});
+        // The compiler's count, as `tacit compile` reports it (a store's updated bytes).
+        const int64_t hbm = region.compiled.costs.hbm_bytes;
+        run.hbm_bytes += hbm;
+        run.steps.push_back({i, s, stats.instructions, stats.total_cost, hbm});
         continue;
       }
     }

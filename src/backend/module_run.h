@@ -35,6 +35,9 @@ struct StepRun {
   size_t step = 0;  // index in ModuleProgram::steps
   double seconds = 0;
   int64_t instructions = 0, cost = 0;  // accelerator steps: executed, the spec's cost summed
+  // Accelerator steps: bytes between HBM and the on-chip buffers (the compiler's count,
+  // ProgramCosts::hbm_bytes).
+  int64_t hbm_bytes = 0;
 };
 
 struct ModuleRun {
@@ -42,7 +45,7 @@ struct ModuleRun {
   // The accelerator and host steps run: those the root depends on (as the HLO evaluator, a run
   // leaves the others out).
   std::vector<StepRun> steps;
-  int64_t instructions = 0, cost = 0;
+  int64_t instructions = 0, cost = 0, hbm_bytes = 0;
   double accelerator_seconds = 0, host_seconds = 0;
 };
 

@@ -103,6 +103,10 @@ struct Stats {
 
   // A table: instruction counts, bytes per buffer pair, total cost.
   std::string text(const taidl::Isa& isa) const;
+  // Bytes between HBM and the on-chip buffers: what executions reading an HBM buffer wrote on
+  // chip and what executions reading an on-chip buffer wrote to HBM (a read-modify-write store
+  // counts the whole region it rewrites).
+  int64_t hbmBytes(const taidl::Isa& isa) const;
 };
 
 // The memory a Machine holds (Machine::memoryUse()).

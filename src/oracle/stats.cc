@@ -26,6 +26,16 @@ std::string row(const std::string& a, const std::string& b, const std::string& c
 
 }  // namespace
 
+int64_t Stats::hbmBytes(const taidl::Isa& isa) const {
+  int64_t bytes = 0;
+  for (size_t a = 0; a < isa.buffers.size() && a < moved.size(); ++a) {
+    for (size_t b = 0; b < isa.buffers.size() && b < moved[a].size(); ++b) {
+      if (isa.buffers[a].is_hbm != isa.buffers[b].is_hbm) bytes += moved[a][b];
+    }
+  }
+  return bytes;
+}
+
 std::string Stats::text(const taidl::Isa& isa) const {
   std::string out = "instructions: " + std::to_string(instructions) +
                     " executed (macro calls: " + std::to_string(macro_calls) +

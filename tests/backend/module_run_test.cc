@@ -103,6 +103,40 @@ TEST(ModuleRun, TheGemmRunsOnTheAcceleratorBetweenHostStepsAndVerifies) {
 }
 
 // Proof that verification can fail: one element of the accelerator step's result corrupted.
+// Two consecutive int8 GEMM layers, x·w1 saturated to int8, then ·w2: one region, one program, so
+// the layer between them never leaves the chip — the module's HBM traffic is its three inputs and
+// its output, once each (the intermediate would add 2 KiB: a store and a load).
+TEST(ModuleRun, TwoGemmLayersKeepTheirIntermediateOnChip) {
+  auto module = hlo::parseModule(R"(HloModule two_layers
+ENTRY main {
+  x = s8[32,32] parameter(0)
+  w1 = s8[32,32] parameter(1)
+  w2 = s8[32,32] parameter(2)
+  lo = s32[] constant(-128)
+  hi = s32[] constant(127)
+  wx = s32[32,32] convert(x)
+  ww1 = s32[32,32] convert(w1)
+  p1 = s32[32,32] dot(wx, ww1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  c1 = s32[32,32] clamp(lo, p1, hi)
+  h = s8[32,32] convert(c1)
+  wh = s32[32,32] convert(h)
+  ww2 = s32[32,32] convert(w2)
+  p2 = s32[32,32] dot(wh, ww2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  c2 = s32[32,32] clamp(lo, p2, hi)
+  ROOT y = s8[32,32] convert(c2)
+})",
+                                 "two_layers.hlo");
+  const ModuleProgram program = moduleProgram(partition(gemmini().target, *module));
+  ASSERT_EQ(program.partition.regions.size(), 1u);
+  EXPECT_TRUE(program.partition.host.empty());
+  const std::vector<hlo::Literal> args = randomArguments(*module, 4);
+  const ModuleRun run = runModule(gemmini().isa, program, args);
+  EXPECT_EQ(run.hbm_bytes, 4 * 32 * 32);
+  EXPECT_EQ(runAndCompare(gemmini(), program, 4), "");
+  const std::string text = moduleRunReport(program, run, "gemmini", 4).text();
+  EXPECT_NE(text.find("4096 bytes between HBM and the chip"), std::string::npos) << text;
+}
+
 TEST(ModuleRun, AWrongAcceleratorResultIsCaughtAndNamed) {
   auto module = hlo::parseModule(kSortGemmExp, "sort_gemm_exp.hlo");
   const ModuleProgram program = moduleProgram(partition(gemmini().target, *module));
