@@ -92,7 +92,7 @@ class TypeChecker {
         walk(inst_.body);
       } catch (const TooLong& t) {
         // An execution beyond the statement limit is the oracle's error when it happens; a spec
-        // may allow such values (VTA's loop extents are 14 bits wide).
+        // may allow such values (loop extents of 14-bit encoding fields).
         if (too_long_.empty()) too_long_ = t.message;
         budget -= executed_ + 1;
         return;

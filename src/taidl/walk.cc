@@ -236,7 +236,7 @@ class Walker {
   }
 
   // The element a let names, from the machine's buffers (docs/taidl.md section 4.7). Runs once
-  // per micro-op of a VTA GEMM: nothing is allocated unless it fails.
+  // per micro-op of an instruction that loops over micro-ops: nothing is allocated unless it fails.
   int64_t let(const Stmt& s) {
     const Buffer& b = isa_.buffers[static_cast<size_t>(s.buffer_index)];
     if (!options_.memory)
