@@ -171,7 +171,8 @@ struct Program {
 };
 
 Program compile(Isa& self, const std::string& hlo_text, int verify, std::optional<std::string> cost,
-                std::optional<std::string> schedule, bool tiling, double time_limit) {
+                std::optional<std::string> schedule, bool tiling, bool reassociate,
+                double time_limit) {
   auto source = hloText(hlo_text);
   std::shared_ptr<const hlo::HloModule> kernel = module(source);
   backend::CompileOptions o;
@@ -181,6 +182,7 @@ Program compile(Isa& self, const std::string& hlo_text, int verify, std::optiona
   }
   if (schedule) o.schedule = backend::TileSchedule::parse(*schedule, "<schedule>");
   o.tiling = tiling;
+  o.reassociate = reassociate;
   o.time_limit = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::duration<double>(time_limit));
   const isel::Target& target = self.targetOf();
@@ -189,7 +191,9 @@ Program compile(Isa& self, const std::string& hlo_text, int verify, std::optiona
     py::gil_scoped_release free;
     backend::CompileResult r = backend::compile(target, *kernel, o);
     if (verify > 0) {
-      backend::VerifyReport v = backend::verify(*self.isa, *kernel, r.program, {.sets = verify});
+      // A program that re-associates a float sum computes the blocked kernel (docs/numerics.md).
+      backend::VerifyReport v = backend::verify(*self.isa, r.computes ? *r.computes : *kernel,
+                                                r.program, {.sets = verify});
       if (!v.ok) fail("the compiled program does not compute the kernel: " + v.mismatch);
     }
     p.program = r.program;
@@ -307,10 +311,11 @@ class Error(Exception):
                              })
       .def("compile", &python::compile, py::arg("hlo"), py::arg("verify") = 0,
            py::arg("cost") = py::none(), py::arg("schedule") = py::none(), py::arg("tiling") = true,
-           py::arg("time_limit") = 10.0,
+           py::arg("reassociate") = false, py::arg("time_limit") = 10.0,
            "Compiles an HLO kernel (text, or a file name) for this ISA (docs/backend.md). "
            "verify=N checks the program on N random input sets against the HLO evaluator; cost is "
-           "count, spec, bytes or cycles; schedule is a tiling schedule's JSON.")
+           "count, spec, bytes or cycles; schedule is a tiling schedule's JSON; reassociate lets "
+           "a float dot's contraction be split into blocks (docs/numerics.md).")
       .def(
           "program",
           [](const python::Isa& self, const std::string& tasm) {

@@ -66,6 +66,14 @@ class Module(unittest.TestCase):
         self.assertGreater(costs["instructions"], 0)
         self.assertIn("candidates", prog.stats)
 
+    def test_a_deep_float_dot_compiles_only_when_reassociation_is_allowed(self):
+        trainium = tacit.load_isa(path("isa/trainium.taidl"))
+        kernel = path("examples/trainium/gemm_bias_relu_128x1024x512.hlo")
+        with self.assertRaisesRegex(tacit.Error, "--reassociate"):
+            trainium.compile(kernel)
+        prog = trainium.compile(kernel, reassociate=True, verify=1)
+        self.assertEqual(prog.schedule["contraction"], 128)
+
     def test_a_file_name_and_a_schedule(self):
         prog = self.gemmini.compile(path("examples/gemmini/matmul.hlo"))
         self.assertIsNone(prog.schedule)
