@@ -173,19 +173,27 @@ void gemminiKernel(Draft& d, Rng& r) {
 // ---------------------------------------------------------------------------------------------
 // TPUv1: s8 rows of 256 times 256x256 weight tiles, int32 accumulators, activate (identity or
 // ReLU, wrapping s32 -> s8). Rows are the unified buffer's: any count; a schedule takes row tiles
-// in multiples of 32 and column tiles of 256.
+// in multiples of 32 and column tiles of 256. A quarter of the activated kernels have every
+// operand and the result in 256x256 layout tiles (`-T256`: whole weight tiles contiguous, windows
+// of whole layout tiles, docs/backend.md "Tiled layouts"); their tiles are multiples of 256.
 // ---------------------------------------------------------------------------------------------
 
 void tpuKernel(Draft& d, Rng& r) {
-  const int64_t rows = r.chance(0.3) ? 32 * r.uniform(1, 8) : r.uniform(1, 256);
+  const int kind = static_cast<int>(r.uniform(0, 2));
+  const bool tiled = kind != 2 && r.chance(0.25);
+  const std::string layout = tiled ? "{1,0:T(256,256)}" : "";
+  const int64_t rows = tiled           ? 256 * r.uniform(1, 2)
+                       : r.chance(0.3) ? 32 * r.uniform(1, 8)
+                                       : r.uniform(1, 256);
   // At most one of K and N is 512 (the budget: both would be four weight tiles per row tile).
   const bool wide = r.chance(0.2);
   const bool wide_k = wide && r.chance(0.5);
   const int64_t k = wide_k ? 512 : 256, cols = wide && !wide_k ? 512 : 256;
-  std::string x = d.m.param("s8" + dims(rows, k)), w = d.m.param("s8" + dims(k, cols));
+  std::string x = d.m.param("s8" + dims(rows, k) + layout),
+              w = d.m.param("s8" + dims(k, cols) + layout);
   std::string acc = intDot(d.m, x, w, rows, k, cols);
-  const std::string s32 = "s32" + dims(rows, cols), s8 = "s8" + dims(rows, cols);
-  switch (r.uniform(0, 2)) {
+  const std::string s32 = "s32" + dims(rows, cols), s8 = "s8" + dims(rows, cols) + layout;
+  switch (kind) {
     case 0:
       d.m.op(s8, "convert(" + acc + ")");
       d.kind = "dot-activate";
@@ -201,8 +209,9 @@ void tpuKernel(Draft& d, Rng& r) {
       break;
   }
   d.result = {rows, cols};
-  d.unit = {std::min<int64_t>(rows, 32), 256};
+  d.unit = {tiled ? 256 : std::min<int64_t>(rows, 32), 256};
   d.k = k, d.depth = 256, d.integer = true, d.acc_type = "s32";
+  if (tiled) d.kind += "-T256";
   if (rows % 32 != 0) d.kind += "-ragged";
 }
 
