@@ -285,6 +285,15 @@ TuneResult Tuner::search(const TuneOptions& tune) {
         if (reused[i]) continue;
         Candidate& c = candidates[which[i]];
         const oracle::Program& p = c.result.program;
+        if (fraction == kProbe && c.instructions <= tune.min_prefix) {
+          // A program no longer than the shortest prefix: every prefix rung would simulate all
+          // of it, and the probe (two cuts of its loops) may cost more than it. Simulated whole.
+          const timing::Report r = timing::simulate(isa, p, timing::zeroInputs(p));
+          simulated[i] = r.instructions;
+          c.estimate = r.cycles;
+          exact[which[i]] = true;
+          continue;
+        }
         if (fraction == kProbe) {
           const timing::Probe r = timing::probe(isa, p);
           simulated[i] = r.instructions;
