@@ -199,11 +199,14 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
   const int32_t accumulator = tiling::accumulatorBuffer(isa, schedule);
   std::vector<OutputTile> tiles;
   std::vector<std::pair<TileStep, TileKind>> steps;  // every tile's, in loop-nest order
+  std::vector<size_t> tile_of;                       // per step, its tile
   for (const TileKind& output : tiling::outputKinds(dims, schedule)) {
     tiles.push_back(OutputTile{output, {}});
     for (const auto& step :
-         tiling::stepsOf(output, schedule, contraction ? contraction->extent : 0))
+         tiling::stepsOf(output, schedule, contraction ? contraction->extent : 0)) {
       steps.push_back(step);
+      tile_of.push_back(tiles.size() - 1);
+    }
   }
   // The step kernels, the most repeated first: under an additive cost model the program costs
   // each kernel's cost times its repetitions, so once those compiled cost more than `to_beat` no
@@ -215,10 +218,12 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
     return steps[a].second.tiles() > steps[b].second.tiles();
   });
   int64_t so_far = 0;
+  std::vector<const Impl::Made*> made_of(steps.size());
   for (size_t i : by_repetitions) {
     const Impl::Made& made =
         impl_->stepKernel(steps[i].first, steps[i].second, accumulator, bounded, deadline);
     if (!made.kernel) return {std::nullopt, made.why_not};
+    made_of[i] = &made;
     const CostModel model = made.kernel->compiled.model;
     if (!to_beat || model == CostModel::kCycles) continue;
     so_far += made.kernel->compiled.costs.of(model) * steps[i].second.tiles();
@@ -228,12 +233,10 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
                                 "), more than the best schedule's " +
                                 std::to_string(to_beat->of(model))};
   }
-  for (OutputTile& tile : tiles) {
-    for (const auto& [step, kind] :
-         tiling::stepsOf(tile.kind, schedule, contraction ? contraction->extent : 0)) {
-      tile.steps.push_back(*impl_->stepKernel(step, kind, accumulator, bounded, deadline).kernel);
-      tile.steps.back().kind = kind;
-    }
+  for (size_t i = 0; i < steps.size(); ++i) {
+    std::vector<StepKernel>& into = tiles[tile_of[i]].steps;
+    into.push_back(*made_of[i]->kernel);
+    into.back().kind = steps[i].second;
   }
   tiling::TiledProgram program(target, layout);
   if (std::string why = program.build(tiles, schedule, identifier(kernel.name())); !why.empty())

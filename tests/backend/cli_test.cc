@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "common/paths.h"
+#include "mixed_module.h"
 #include "support/output.h"
 #include "support/source.h"
 
@@ -275,15 +276,7 @@ TEST_F(CompileCli, TimingAndTuning) {
 
 // `tacit coverage`: the text and JSON reports of a module, and its misuses.
 TEST_F(CompileCli, CoverageReportsRegionsAndReasons) {
-  const std::string module =
-      write("m.hlo",
-            "HloModule m\nENTRY main {\n  a = s8[16,16] parameter(0)\n"
-            "  b = s8[16,16] parameter(1)\n  lo = s32[] constant(-128)\n"
-            "  hi = s32[] constant(127)\n  wa = s32[16,16] convert(a)\n"
-            "  wb = s32[16,16] convert(b)\n  p = s32[16,16] dot(wa, wb), "
-            "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
-            "  c = s32[16,16] clamp(lo, p, hi)\n  q = s8[16,16] convert(c)\n"
-            "  f = f32[16,16] convert(q)\n  ROOT e = f32[16,16] exponential(f)\n}\n");
+  const std::string module = write("m.hlo", testing::kGemmThenExp);
   const std::string isa = source("isa/gemmini.taidl");
   Outcome text = tacit("coverage --isa " + isa + " " + module);
   ASSERT_EQ(text.status, 0) << text.err;
@@ -299,15 +292,7 @@ TEST_F(CompileCli, CoverageReportsRegionsAndReasons) {
 
 // `tacit run-module`: the module's steps, --verify, --json, and its misuses.
 TEST_F(CompileCli, RunModuleRunsAndVerifiesTheModule) {
-  const std::string module =
-      write("m.hlo",
-            "HloModule m\nENTRY main {\n  a = s8[16,16] parameter(0)\n"
-            "  b = s8[16,16] parameter(1)\n  lo = s32[] constant(-128)\n"
-            "  hi = s32[] constant(127)\n  wa = s32[16,16] convert(a)\n"
-            "  wb = s32[16,16] convert(b)\n  p = s32[16,16] dot(wa, wb), "
-            "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
-            "  c = s32[16,16] clamp(lo, p, hi)\n  q = s8[16,16] convert(c)\n"
-            "  f = f32[16,16] convert(q)\n  ROOT e = f32[16,16] exponential(f)\n}\n");
+  const std::string module = write("m.hlo", testing::kGemmThenExp);
   const std::string isa = source("isa/gemmini.taidl");
   Outcome text = tacit("run-module --isa " + isa + " " + module + " --verify --seed 7");
   ASSERT_EQ(text.status, 0) << text.err;

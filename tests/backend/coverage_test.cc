@@ -7,6 +7,7 @@
 #include "backend/coverage.h"
 #include "common/paths.h"
 #include "hlo/parser.h"
+#include "mixed_module.h"
 #include "taidl/isa.h"
 
 namespace tacit::backend {
@@ -27,25 +28,10 @@ const OpcodeCoverage& row(const CoverageReport& r, const std::string& opcode) {
   return none;
 }
 
-// An int8 GEMM saturated to int8 (Gemmini's, compiled only as a whole: none of its dot, clamp
-// and converts alone) whose result goes on into float work Gemmini has no instruction for.
-const char* kMixed = R"(HloModule mixed
-ENTRY main {
-  a = s8[16,16] parameter(0)
-  b = s8[16,16] parameter(1)
-  lo = s32[] constant(-128)
-  hi = s32[] constant(127)
-  wa = s32[16,16] convert(a)
-  wb = s32[16,16] convert(b)
-  p = s32[16,16] dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  c = s32[16,16] clamp(lo, p, hi)
-  q = s8[16,16] convert(c)
-  f = f32[16,16] convert(q)
-  ROOT e = f32[16,16] exponential(f)
-})";
+using testing::kGemmThenExp;
 
 TEST(Coverage, TheGemmRegionIsOffloadedAndTheFloatTailStaysOnTheHost) {
-  auto module = hlo::parseModule(kMixed, "mixed.hlo");
+  auto module = hlo::parseModule(kGemmThenExp, "mixed.hlo");
   const CoverageReport r = coverage(gemmini(), *module);
   EXPECT_EQ(r.operations, 7);  // parameters and constants are not operations
   EXPECT_EQ(r.offloaded, 5);
@@ -82,7 +68,7 @@ ENTRY main {
 }
 
 TEST(Coverage, OperationFlops) {
-  auto module = hlo::parseModule(kMixed, "mixed.hlo");
+  auto module = hlo::parseModule(kGemmThenExp, "mixed.hlo");
   std::map<std::string, double> flops;
   for (const auto& inst : module->entry()->instructions())
     flops[inst->name()] = operationFlops(*inst);
