@@ -60,9 +60,9 @@ class TiledCompiler {
 };
 
 namespace tiling {
-// Whether a kernel the default plan compiles whole has a schedule of several steps: its result
-// spans several unit tiles, or its contraction several unit depths and may be split (integers,
-// or floats with options.reassociate).
+// Whether a kernel the default plan compiles whole (at most options.max_whole_tiles unit tiles)
+// has a schedule of several steps: its result spans several unit tiles, or its contraction
+// several unit depths and may be split (integers, or floats with options.reassociate).
 bool hasSteps(const isel::Target& target, const hlo::HloModule& kernel,
               const CompileOptions& options);
 // Whether the kernel is one float dot whose contraction spans several of the ISA's dot depths.

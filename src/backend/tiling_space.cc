@@ -75,7 +75,9 @@ bool hasSteps(const isel::Target& target, const hlo::HloModule& kernel,
               const CompileOptions& options) {
   const std::vector<int64_t> unit = unitTile(target.needs(), kernel);
   if (unit.empty()) return false;
-  if (tileCount(kernel.entry()->root()->shape().dims(), unit) > 1) return true;
+  const int64_t tiles = tileCount(kernel.entry()->root()->shape().dims(), unit);
+  if (tiles > options.max_whole_tiles) return false;  // the default plan tiled it already
+  if (tiles > 1) return true;
   const std::optional<Contraction> c = contractionOf(target.needs(), kernel, options.reassociate);
   return c && c->splits && c->unit_depth > 0 && c->extent >= 2 * c->unit_depth;
 }
