@@ -134,6 +134,11 @@ CompileResult compileKernel(const isel::Target& target, const hlo::HloModule& ke
                             const CompileOptions& options, const KernelHooks& hooks,
                             Deadline deadline);
 
+// Whether a compile's diagnostic says the search stopped at a limit (time, e-nodes) rather than
+// that no instruction computes an operation: the operation it names is then only where the search
+// had got to.
+bool stoppedAtALimit(const Diagnostic& d);
+
 // Compiles `kernel` for the target's ISA: piecewise when options.piecewise, no after_saturation
 // observer, and a piecewise plan compiles; whole otherwise. A kernel the compiler cannot model,
 // one without any instruction graph (the diagnostic names the HLO instruction no unit computes),

@@ -53,11 +53,15 @@ double operationFlops(const HloInstruction& op) {
   return elementwise ? results : 0;
 }
 
+const std::string kConvolutionRow = "convolution";
+
 CoverageReport coverageOf(const ModulePartition& partition, const std::string& isa) {
   CoverageReport report;
   report.module = partition.module->name();
   report.isa = isa;
   report.compiles = partition.compiles;
+  report.convolutions_lowered = partition.convolutions_lowered;
+  report.convolutions_kept = partition.convolutions_kept;
   std::unordered_set<const HloInstruction*> offloaded;
   for (const AcceleratorRegion& r : partition.regions) {
     offloaded.insert(r.operations.begin(), r.operations.end());
@@ -69,8 +73,10 @@ CoverageReport coverageOf(const ModulePartition& partition, const std::string& i
     reason[h.operation] = &h.reason;
   std::map<std::string, OpcodeCoverage> by_opcode;
   for (const HloInstruction* op : partition.operations) {
-    OpcodeCoverage& row = by_opcode[op->opcodeSpelling()];
-    row.opcode = op->opcodeSpelling();
+    const std::string& opcode =
+        partition.convolution_gemms.count(op) ? kConvolutionRow : op->opcodeSpelling();
+    OpcodeCoverage& row = by_opcode[opcode];
+    row.opcode = opcode;
     const double flops = operationFlops(*op);
     const double bytes = operationBytes(*op);
     ++row.operations;
@@ -116,6 +122,11 @@ std::string CoverageReport::text() const {
                     share(bytes_offloaded, bytes) + " of the bytes, in " +
                     plural(static_cast<int64_t>(regions.size()), "region") + " (" +
                     plural(compiles, "compile") + ")\n";
+  if (convolutions_lowered > 0 || convolutions_kept > 0)
+    out += plural(convolutions_lowered, "convolution") +
+           " lowered to im2col and a GEMM (the GEMM is "
+           "the convolution's row), " +
+           std::to_string(convolutions_kept) + " kept as they are\n";
   char line[160];
   std::snprintf(line, sizeof(line), "%-24s %10s %10s %10s %10s\n", "opcode", "operations",
                 "offloaded", "FLOPs", "bytes");
@@ -150,11 +161,18 @@ std::string CoverageReport::json() const {
   nlohmann::json regions_json = nlohmann::json::array();
   for (const OffloadedRegion& r : regions)
     regions_json.push_back({{"operations", r.operations}, {"statements", r.statements}});
-  nlohmann::json j = {{"module", module},         {"isa", isa},
-                      {"operations", operations}, {"offloaded", offloaded},
-                      {"flops", flops},           {"flops_offloaded", flops_offloaded},
-                      {"bytes", bytes},           {"bytes_offloaded", bytes_offloaded},
-                      {"compiles", compiles},     {"regions", regions_json},
+  nlohmann::json j = {{"module", module},
+                      {"isa", isa},
+                      {"operations", operations},
+                      {"offloaded", offloaded},
+                      {"flops", flops},
+                      {"flops_offloaded", flops_offloaded},
+                      {"bytes", bytes},
+                      {"bytes_offloaded", bytes_offloaded},
+                      {"compiles", compiles},
+                      {"regions", regions_json},
+                      {"convolutions_lowered", convolutions_lowered},
+                      {"convolutions_kept", convolutions_kept},
                       {"opcodes", rows}};
   return j.dump(2) + "\n";
 }

@@ -12,18 +12,32 @@
 namespace tacit::backend {
 namespace {
 
+// How the two limit diagnostics begin: this one, and isel's explanation of a search that found
+// no graph within its limits (isel/explain.cc).
+constexpr std::string_view kStoppedAtALimit =
+    "no instruction graph found before saturation stopped";
+constexpr std::string_view kOutsideTheLimits = "no instruction graph within the search limits";
+
 // Why phase 1 gave no candidate. Where saturation stopped at a limit, the operation the
 // explanation names may only lack the rewrites that had not run yet, so the limit comes first.
 Diagnostic noCandidate(const isel::Selector& selector, const isel::SaturationStats& saturation) {
   Diagnostic d = isel::explainNoCandidate(selector);
   if (saturation.stop == isel::SaturationStop::kSaturated) return d;
-  d.message = "no instruction graph found before saturation stopped at its " +
+  d.message = std::string(kStoppedAtALimit) + " at its " +
               std::string(isel::saturationStopName(saturation.stop)) + " (" +
               plural(static_cast<int64_t>(saturation.iterations), "iteration") + ", " +
               plural(static_cast<int64_t>(saturation.nodes), "e-node") + "); so far " + d.message;
   d.hint = "raise --time-limit (or the e-graph limits): the e-graph was still growing";
   return d;
 }
+
+}  // namespace
+
+bool stoppedAtALimit(const Diagnostic& d) {
+  return d.message.rfind(kStoppedAtALimit, 0) == 0 || d.message.rfind(kOutsideTheLimits, 0) == 0;
+}
+
+namespace {
 
 using Clock = std::chrono::steady_clock;
 

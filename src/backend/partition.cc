@@ -4,9 +4,13 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
+#include <variant>
 
+#include "backend/lower_convolutions.h"
 #include "backend/region_kernel.h"
 #include "hlo/parser.h"
+#include "hlo/printer.h"
 #include "support/diagnostic.h"
 
 namespace tacit::backend {
@@ -119,11 +123,19 @@ std::set<const HloInstruction*> reentered(
   return reached;
 }
 
+// A region that stopped at a search limit and has at most this many operations gives up its last
+// one; a larger one is halved.
+constexpr size_t kPeeledRegion = 16;
+
 class Partitioner {
  public:
+  // `apart`: operations whose first regions are asked apart from the others (a convolution's data
+  // movement, which would otherwise join its GEMM's region: a region the ISA computes only without
+  // them).
   Partitioner(const isel::Target& target, const hlo::HloModule& module,
-              const PartitionOptions& options)
-      : target_(target), options_(options), graph_(*module.entry()) {
+              const PartitionOptions& options,
+              const std::unordered_set<const HloInstruction*>& apart = {})
+      : target_(target), options_(options), graph_(*module.entry()), apart_(apart) {
     out_.module = &module;
     for (const auto& inst : module.entry()->instructions()) {
       if (!isPlumbing(inst->opcode())) out_.operations.push_back(inst.get());
@@ -136,7 +148,13 @@ class Partitioner {
     // in the computation's order (a compile of thousands of operations only finds its time
     // limit).
     std::vector<Ops> first;
-    for (const Ops& component : components(out_.operations, graph_)) {
+    Ops together, apart;
+    for (const HloInstruction* op : out_.operations)
+      (apart_.count(op) ? apart : together).push_back(op);
+    std::vector<Ops> initial = components(together, graph_);
+    for (Ops& component : components(apart, graph_))
+      initial.push_back(std::move(component));
+    for (const Ops& component : initial) {
       for (size_t at = 0; at < component.size(); at += options_.max_region) {
         const size_t end = std::min(component.size(), at + options_.max_region);
         const Ops run(component.begin() + static_cast<long>(at),
@@ -209,6 +227,30 @@ class Partitioner {
     compileRegion(region);
   }
 
+  // compile(), once per kernel: regions that differ only in their operations' names (a depthwise
+  // convolution's blocks of channels, a model's repeated layers) share the result, or the
+  // diagnostic (its line is the same operation's in each).
+  CompileResult compileOnce(const std::string& text, const hlo::HloModule& kernel) {
+    std::unique_ptr<hlo::HloModule> anonymous = hlo::parseModule(text, "region.hlo");
+    int64_t i = 0;
+    for (const auto& inst : anonymous->entry()->instructions())
+      inst->setName("v" + std::to_string(i++));
+    const std::string key = hlo::printModule(*anonymous);
+    auto known = compiled_.find(key);
+    if (known != compiled_.end()) {
+      if (const auto* d = std::get_if<Diagnostic>(&known->second)) throw DiagnosticError(*d);
+      return std::get<CompileResult>(known->second);
+    }
+    try {
+      CompileResult result = compile(target_, kernel, compile_options_);
+      compiled_.emplace(key, result);
+      return result;
+    } catch (const DiagnosticError& e) {
+      compiled_.emplace(key, e.diagnostic());
+      throw;
+    }
+  }
+
   void compileRegion(const Ops& region) {
     const std::set<const HloInstruction*> inside(region.begin(), region.end());
     Ops outputs;
@@ -223,7 +265,7 @@ class Partitioner {
     ++out_.compiles;
     try {
       auto parsed = hlo::parseModule(kernel.text, "region.hlo");
-      CompileResult compiled = compile(target_, *parsed, compile_options_);
+      CompileResult compiled = compileOnce(kernel.text, *parsed);
       for (const HloInstruction* op : region)
         offloaded_in_[op] = out_.regions.size();
       out_.regions.push_back({region, std::move(kernel.parameters), std::move(outputs),
@@ -232,6 +274,21 @@ class Partitioner {
       // The operation the diagnostic points at stays on the host, with its reason; the rest of
       // the region is asked again, split where that operation joined it.
       const Diagnostic& d = e.diagnostic();
+      if (stoppedAtALimit(d) && region.size() > 1) {
+        // The operation named is only where the search had got to. A small region (a GEMM and
+        // its epilogue) gives up its last operation, asked apart after the rest (an epilogue's
+        // last step, say a ReLU the ISA lacks after a GEMM it computes); a larger one is asked as
+        // its two halves in the computation's order, so that finding what the ISA computes in it
+        // takes a number of compiles logarithmic in its size.
+        const size_t keep = region.size() <= kPeeledRegion ? region.size() - 1 : region.size() / 2;
+        std::vector<Ops> next =
+            components(Ops(region.begin(), region.begin() + static_cast<long>(keep)), graph_);
+        for (Ops& piece :
+             components(Ops(region.begin() + static_cast<long>(keep), region.end()), graph_))
+          next.push_back(std::move(piece));
+        schedule(std::move(next));
+        return;
+      }
       const size_t at = d.loc.line > 0 ? static_cast<size_t>(d.loc.line - 1) : kernel.lines.size();
       const HloInstruction* culprit = at < kernel.lines.size() ? kernel.lines[at] : nullptr;
       if (culprit == nullptr && region.size() == 1) culprit = region[0];
@@ -252,16 +309,41 @@ class Partitioner {
   const PartitionOptions& options_;
   CompileOptions compile_options_;
   EntryGraph graph_;
+  const std::unordered_set<const HloInstruction*>& apart_;
   ModulePartition out_;
   std::vector<Ops> work_;
   std::unordered_map<const HloInstruction*, std::string> host_;     // operation -> reason
   std::unordered_map<const HloInstruction*, size_t> offloaded_in_;  // operation -> its region
+  std::map<std::string, std::variant<CompileResult, Diagnostic>> compiled_;  // by anonymous text
 };
 
 }  // namespace
 
+ConvolutionLowering convolutionLowering(const isel::Target& target) {
+  // The smallest units: a multiple of the smallest depth tiles every deeper unit's steps too.
+  ConvolutionLowering lowering;
+  const isel::IsaNeeds& needs = target.needs();
+  if (!needs.dot_depths.empty()) lowering.depth_multiple = *needs.dot_depths.begin();
+  if (!needs.dot_cols.empty()) lowering.block = *needs.dot_cols.begin();
+  return lowering;
+}
+
 ModulePartition partition(const isel::Target& target, const hlo::HloModule& module,
                           const PartitionOptions& options) {
+  if (options.lower_convolutions) {
+    LoweredConvolutions lowered = lowerConvolutions(module, convolutionLowering(target));
+    if (lowered.module) {
+      ModulePartition p = Partitioner(target, *lowered.module, options, lowered.layout).run();
+      p.lowered = std::move(lowered.module);
+      p.convolutions_lowered = lowered.lowered;
+      p.convolutions_kept = lowered.kept;
+      p.convolution_gemms = std::move(lowered.gemms);
+      return p;
+    }
+    ModulePartition p = Partitioner(target, module, options).run();
+    p.convolutions_kept = lowered.kept;
+    return p;
+  }
   return Partitioner(target, module, options).run();
 }
 

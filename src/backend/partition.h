@@ -17,9 +17,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "backend/compiler.h"
+#include "backend/lower_convolutions.h"
 #include "hlo/instruction.h"
 #include "isel/target.h"
 
@@ -32,6 +34,9 @@ struct PartitionOptions {
   // A region whose operations read and write more than this is not compiled (it stays on the
   // host, "not tried"): compiles of multi-gigabyte tensors exhaust memory (docs/backend.md).
   double max_region_bytes = 256.0 * (1 << 20);
+  // Convolutions are rewritten as im2col and GEMMs first (backend/lower_convolutions.h), so the
+  // partition asks the ISA for the GEMM and the data movement rather than for a convolution.
+  bool lower_convolutions = true;
 };
 
 // Operations offloaded together: one kernel, one program, one step of the module's execution.
@@ -52,7 +57,11 @@ struct HostOperation {
 };
 
 struct ModulePartition {
+  // The module partitioned: the one given, or `lowered` when its convolutions were rewritten.
   const hlo::HloModule* module = nullptr;
+  std::unique_ptr<hlo::HloModule> lowered;
+  int64_t convolutions_lowered = 0, convolutions_kept = 0;
+  std::unordered_set<const hlo::HloInstruction*> convolution_gemms;  // in `lowered`
   // The entry's operations (plumbing aside), in the computation's order.
   std::vector<const hlo::HloInstruction*> operations;
   std::vector<AcceleratorRegion> regions;  // in the order they compiled
@@ -60,8 +69,13 @@ struct ModulePartition {
   int64_t compiles = 0;                    // regions asked
 };
 
-// Partitions `module`'s entry computation for the target's ISA. The partition points into
-// `module`, which must outlive it.
+// How the target's GEMM units shape the rewrite of convolutions: their smallest depth and column
+// extents (backend/lower_convolutions.h).
+ConvolutionLowering convolutionLowering(const isel::Target& target);
+
+// Partitions `module`'s entry computation for the target's ISA (after lowering its convolutions
+// when options.lower_convolutions). The partition points into `module` (or into its own lowered
+// copy), which must outlive it.
 ModulePartition partition(const isel::Target& target, const hlo::HloModule& module,
                           const PartitionOptions& options = {});
 

@@ -72,6 +72,22 @@ HloInstruction* HloBuilder::add(HloOpcode opcode, std::vector<HloInstruction*> o
   return append(std::move(inst), std::move(name));
 }
 
+HloInstruction* HloBuilder::clone(const HloInstruction& original,
+                                  std::vector<HloInstruction*> operands) {
+  for (HloInstruction* o : operands)
+    checkOperand(o, original.opcodeSpelling());
+  auto inst = std::make_unique<HloInstruction>(original.opcode(), "", original.shape());
+  if (original.opcode() == HloOpcode::kUnknown)
+    inst->setUnknownOpcodeSpelling(original.opcodeSpelling());
+  for (HloInstruction* o : operands)
+    inst->addOperand(o);
+  inst->attrs() = original.attrs();
+  if (original.literal()) inst->setLiteral(*original.literal());
+  inst->setParameterNumber(original.parameterNumber());
+  inst->setLoc(original.loc());
+  return append(std::move(inst), original.name());
+}
+
 HloInstruction* HloBuilder::parameter(int64_t number, const Shape& shape, std::string name) {
   if (number < 0) fail("builder: parameter number must be non-negative");
   for (const HloInstruction* p : computation_->parameters()) {

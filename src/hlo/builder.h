@@ -103,6 +103,12 @@ class HloBuilder {
                       HloAttributes attrs = {}, const std::optional<Shape>& shape = std::nullopt,
                       std::string name = {});
 
+  // A copy of `original` (an instruction of another computation) whose operands are `operands`
+  // (of this builder): its opcode, name, shape, attributes, literal and parameter number as they
+  // are, not re-inferred, so an instruction the parser accepted is copied whatever its opcode.
+  // Control predecessors are not copied (they name instructions of the original's computation).
+  HloInstruction* clone(const HloInstruction& original, std::vector<HloInstruction*> operands);
+
   // The computation under construction (instructions so far).
   const HloComputation& computation() const { return *computation_; }
   // Finishes the computation with `root` (default: the last instruction).

@@ -1,0 +1,61 @@
+// Convolutions as GEMMs (issue 25; docs/backend.md, "Convolutions"). Every ISA tacit describes
+// multiplies matrices; none has a convolution instruction. A module's convolutions are rewritten,
+// before its partition, into the operations the ISAs and the compiler know: the input is padded
+// (pad and lhs dilation as HLO pad with interior padding), each kernel tap's window is a strided
+// slice of it, the slices side by side are the im2col matrix, and one dot (batched over the
+// feature groups, depthwise included) multiplies it by the kernel reshaped to [taps x features,
+// output features]. The dot's contraction runs over the taps in row-major order, then the input
+// feature: exactly the order in which the HLO evaluator sums a convolution (docs/numerics.md), so
+// the rewrite is exact for every element type, floats included, not only for integers. Two
+// choices follow the ISA's GEMM units (ConvolutionLowering): the contraction is padded with zeros
+// to their depth (exact for every type), and an integer depthwise convolution is computed per
+// block of channels against diagonal weights (its added products are integer zeros: exact).
+//
+// What is not rewritten, and stays a convolution (on the host): batch_group_count > 1 (XLA's
+// filter-gradient form) and operands of different element types (an HLO dot needs one type).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_set>
+
+#include "hlo/instruction.h"
+
+namespace tacit::backend {
+
+// What the rewrite may assume of the ISA's GEMM units (partition derives it from the target;
+// the defaults assume nothing).
+struct ConvolutionLowering {
+  // The contraction (taps x input features) is padded with zeros to a multiple of this: an ISA
+  // whose dot units are 16 deep computes a 3x3 convolution of 3 channels (27) as 32.
+  int64_t depth_multiple = 1;
+  // An integer depthwise convolution (one input and one output feature per group) whose channel
+  // count this divides is computed per block of this many channels, as a GEMM against the block's
+  // weights on a diagonal: `block` times the multiplications, on units `block` columns wide that
+  // the one-column GEMM of each channel would leave idle. 0 or 1: one group per batch of the dot.
+  int64_t block = 0;
+};
+
+struct LoweredConvolutions {
+  // `module` with its entry computation's convolutions rewritten; null when it had none to
+  // rewrite (the caller keeps the original).
+  std::unique_ptr<hlo::HloModule> module;
+  int64_t lowered = 0;  // convolutions rewritten
+  int64_t kept = 0;     // convolutions left as they are (the reasons above)
+  // The dot computing each rewritten convolution (in `module`): reports name it a convolution.
+  std::unordered_set<const hlo::HloInstruction*> gemms;
+  // The data movement the rewrite added (im2col, the kernel as a matrix, the layout steps to each
+  // convolution's shape), in `module`: the partition asks the ISA for it apart from the GEMMs.
+  std::unordered_set<const hlo::HloInstruction*> layout;
+};
+
+// Rewrites the convolutions of `module`'s entry computation. Every other instruction keeps its
+// name, its attributes and its place; the last instruction of a convolution's rewrite takes the
+// convolution's name, so users of it (and the module's outputs) are named as before.
+LoweredConvolutions lowerConvolutions(const hlo::HloModule& module,
+                                      const ConvolutionLowering& options = {});
+
+// Whether `conv` (a convolution) is rewritten by lowerConvolutions.
+bool isLowerableConvolution(const hlo::HloInstruction& conv);
+
+}  // namespace tacit::backend
