@@ -34,6 +34,11 @@ struct ConvolutionLowering {
   // weights on a diagonal: `block` times the multiplications, on units `block` columns wide that
   // the one-column GEMM of each channel would leave idle. 0 or 1: one group per batch of the dot.
   int64_t block = 0;
+  // A GEMM's rows (output positions) and a plain GEMM's columns (output features) are padded
+  // with zeros to multiples of these, and the padding's results cut off after the epilogue: an
+  // ISA whose stores write whole unit-wide rows computes MobileNetV2's 14x14 layers (196 rows)
+  // and 24-channel projections so.
+  int64_t row_multiple = 1, column_multiple = 1;
 };
 
 struct LoweredConvolutions {

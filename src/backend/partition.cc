@@ -325,26 +325,31 @@ ConvolutionLowering convolutionLowering(const isel::Target& target) {
   const isel::IsaNeeds& needs = target.needs();
   if (!needs.dot_depths.empty()) lowering.depth_multiple = *needs.dot_depths.begin();
   if (!needs.dot_cols.empty()) lowering.block = *needs.dot_cols.begin();
+  lowering.column_multiple = std::max<int64_t>(lowering.block, 1);
+  // Rows whose unit extent is a range are recorded by its largest (isel::IsaNeeds): they take the
+  // column unit where it is smaller, as the tiler's unit tiles do.
+  lowering.row_multiple = lowering.column_multiple;
+  if (!needs.dot_rows.empty())
+    lowering.row_multiple = std::min(lowering.row_multiple, *needs.dot_rows.begin());
   return lowering;
 }
 
 ModulePartition partition(const isel::Target& target, const hlo::HloModule& module,
                           const PartitionOptions& options) {
-  if (options.lower_convolutions) {
-    LoweredConvolutions lowered = lowerConvolutions(module, convolutionLowering(target));
-    if (lowered.module) {
-      ModulePartition p = Partitioner(target, *lowered.module, options, lowered.layout).run();
-      p.lowered = std::move(lowered.module);
-      p.convolutions_lowered = lowered.lowered;
-      p.convolutions_kept = lowered.kept;
-      p.convolution_gemms = std::move(lowered.gemms);
-      return p;
-    }
-    ModulePartition p = Partitioner(target, module, options).run();
-    p.convolutions_kept = lowered.kept;
-    return p;
+  ModulePartition p;
+  LoweredConvolutions lowered;
+  if (options.lower_convolutions) lowered = lowerConvolutions(module, convolutionLowering(target));
+  if (lowered.module) {
+    p = Partitioner(target, *lowered.module, options, lowered.layout).run();
+    p.lowered = std::move(lowered.module);
+    p.convolution_gemms = std::move(lowered.gemms);
+  } else {
+    p = Partitioner(target, module, options).run();
   }
-  return Partitioner(target, module, options).run();
+  p.source = &module;
+  p.convolutions_lowered = lowered.lowered;
+  p.convolutions_kept = lowered.kept;
+  return p;
 }
 
 }  // namespace tacit::backend

@@ -57,7 +57,9 @@ struct HostOperation {
 };
 
 struct ModulePartition {
-  // The module partitioned: the one given, or `lowered` when its convolutions were rewritten.
+  // The module given to partition(), the one a run is verified against.
+  const hlo::HloModule* source = nullptr;
+  // The module partitioned: `source`, or `lowered` when its convolutions were rewritten.
   const hlo::HloModule* module = nullptr;
   std::unique_ptr<hlo::HloModule> lowered;
   int64_t convolutions_lowered = 0, convolutions_kept = 0;

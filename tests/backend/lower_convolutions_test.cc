@@ -158,12 +158,16 @@ RandomConvolution randomConvolution(std::mt19937_64& rng) {
 TEST(LowerConvolutions, RandomConvolutionsComputeWhatTheConvolutionComputesBitForBit) {
   std::mt19937_64 rng(20261205);
   int64_t grouped = 0, depthwise = 0, dilated = 0, diagonal = 0, padded = 0, epilogues = 0,
-          moved = 0;
+          moved = 0, cut = 0;
   for (int i = 0; i < 400; ++i) {
     const RandomConvolution c = randomConvolution(rng);
     // The ISA's units: none, or a depth to pad to and a block of depthwise channels.
     ConvolutionLowering units;
-    if (i % 2 == 1) units = {.depth_multiple = i % 4 == 1 ? 4 : 16, .block = i % 8 == 1 ? 4 : 2};
+    if (i % 2 == 1)
+      units = {.depth_multiple = i % 4 == 1 ? 4 : 16,
+               .block = i % 8 == 1 ? 4 : 2,
+               .row_multiple = i % 3 == 0 ? 1 : 8,
+               .column_multiple = i % 5 == 0 ? 1 : 4};
     SCOPED_TRACE(c.summary + " depth multiple " + std::to_string(units.depth_multiple) +
                  ", block " + std::to_string(units.block));
     const auto original = hlo::parseModule(c.text, "conv.hlo");
@@ -184,10 +188,14 @@ TEST(LowerConvolutions, RandomConvolutionsComputeWhatTheConvolutionComputesBitFo
     for (const hlo::WindowDim& w : *conv.attrs().window)
       dilated += w.lhs_dilation > 1 || w.rhs_dilation > 1;
     diagonal += count(*lowered.module, HloOpcode::kSelect);
-    padded += std::any_of(lowered.module->entry()->instructions().begin(),
-                          lowered.module->entry()->instructions().end(), [](const auto& inst) {
-                            return inst->name().find(".lhs.padded") != std::string::npos;
-                          });
+    auto named = [&](const std::string& part) {
+      const auto& all = lowered.module->entry()->instructions();
+      return std::any_of(all.begin(), all.end(), [&](const auto& inst) {
+        return inst->name().find(part) != std::string::npos;
+      });
+    };
+    padded += named(".lhs.padded");
+    cut += named(".rows.padded") || named(".columns.padded");
   }
   // The generator reaches the cases the rewrite distinguishes.
   EXPECT_GT(grouped, 30);
@@ -195,6 +203,7 @@ TEST(LowerConvolutions, RandomConvolutionsComputeWhatTheConvolutionComputesBitFo
   EXPECT_GT(dilated, 30);
   EXPECT_GT(diagonal, 5);  // integer depthwise convolutions as diagonal blocks
   EXPECT_GT(padded, 20);   // contractions padded to the units' depth
+  EXPECT_GT(cut, 30);      // rows or columns padded to the units' multiples, then cut off
   EXPECT_GT(epilogues, 150);
   EXPECT_GT(moved, 30);  // bias and the rest computed in the GEMM's shape
 }

@@ -41,7 +41,7 @@ const Spec& gemmini() {
 // The module run's result against the HLO evaluator's for the whole module; empty when equal.
 std::string runAndCompare(const Spec& spec, const ModuleProgram& program, uint64_t seed = 1,
                           const ModuleRunOptions& options = {}) {
-  const hlo::HloModule& module = *program.partition.module;
+  const hlo::HloModule& module = *program.partition.source;
   const std::vector<hlo::Literal> args = randomArguments(module, seed);
   const ModuleRun run = runModule(spec.isa, program, args, options);
   return firstOutputDifference(module, run.result, hlo::evaluate(module, args));

@@ -187,6 +187,9 @@ TEST(KernelImport, EveryShippedExampleImports) {
   for (const auto& entry :
        std::filesystem::recursive_directory_iterator(testing::sourceDir() + "/examples")) {
     if (entry.path().extension() != ".hlo") continue;
+    // Whole modules for `tacit run-module` (docs/backend.md, "Module execution"): the partition
+    // splits them and lowers their convolutions before any kernel is imported.
+    if (entry.path().parent_path().filename() == "modules") continue;
     SCOPED_TRACE(entry.path().string());
     Fixture f;
     auto m = hlo::parseModule(readFile(entry.path().string()), entry.path().string());
