@@ -1,7 +1,7 @@
-// One convolution as GEMMs (backend/lower_convolutions.h, docs/backend.md "Convolutions"): the
+// One convolution as GEMMs (backend/module_lowering.h, docs/backend.md "Convolutions"): the
 // im2col matrix, the kernel as a matrix (per block of channels on a diagonal, for an integer
 // depthwise convolution), the GEMMs with their contraction, rows and columns padded to the ISA's
-// units, and the layout steps from the GEMMs' result to the convolution's. lowerConvolutions
+// units, and the layout steps from the GEMMs' result to the convolution's. lowerModule
 // rebuilds a module's entry with it.
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "backend/lower_convolutions.h"
+#include "backend/module_lowering.h"
 #include "hlo/builder.h"
 
 namespace tacit::backend {
@@ -34,7 +34,7 @@ struct Lowered {
 class ConvolutionRewrite {
  public:
   ConvolutionRewrite(hlo::HloBuilder& b, std::unordered_set<std::string>& used,
-                     const ConvolutionLowering& options)
+                     const ModuleLowering& options)
       : b_(b), used_(used), options_(options) {}
 
   // The GEMM computing `conv`, and the layout steps that make its result the convolution's.
@@ -73,7 +73,7 @@ class ConvolutionRewrite {
 
   hlo::HloBuilder& b_;
   std::unordered_set<std::string>& used_;
-  const ConvolutionLowering& options_;
+  const ModuleLowering& options_;
 };
 
 }  // namespace tacit::backend

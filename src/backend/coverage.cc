@@ -62,6 +62,7 @@ CoverageReport coverageOf(const ModulePartition& partition, const std::string& i
   report.compiles = partition.compiles;
   report.convolutions_lowered = partition.convolutions_lowered;
   report.convolutions_kept = partition.convolutions_kept;
+  report.fusions_inlined = partition.fusions_inlined;
   std::unordered_set<const HloInstruction*> offloaded;
   for (const AcceleratorRegion& r : partition.regions) {
     offloaded.insert(r.operations.begin(), r.operations.end());
@@ -122,6 +123,7 @@ std::string CoverageReport::text() const {
                     share(bytes_offloaded, bytes) + " of the bytes, in " +
                     plural(static_cast<int64_t>(regions.size()), "region") + " (" +
                     plural(compiles, "compile") + ")\n";
+  if (fusions_inlined > 0) out += plural(fusions_inlined, "fusion") + " inlined\n";
   if (convolutions_lowered > 0 || convolutions_kept > 0)
     out += plural(convolutions_lowered, "convolution") +
            " lowered to im2col and a GEMM (the GEMM is "
@@ -173,6 +175,7 @@ std::string CoverageReport::json() const {
                       {"regions", regions_json},
                       {"convolutions_lowered", convolutions_lowered},
                       {"convolutions_kept", convolutions_kept},
+                      {"fusions_inlined", fusions_inlined},
                       {"opcodes", rows}};
   return j.dump(2) + "\n";
 }

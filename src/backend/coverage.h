@@ -37,9 +37,10 @@ struct CoverageReport {
   double flops = 0, flops_offloaded = 0, bytes = 0, bytes_offloaded = 0;
   std::vector<OffloadedRegion> regions;  // in the order they compiled
   int64_t compiles = 0;                  // regions asked
-  // Convolutions rewritten as im2col and GEMMs (backend/lower_convolutions.h; each one's GEMM is
+  // Convolutions rewritten as im2col and GEMMs (backend/module_lowering.h; each one's GEMM is
   // its "convolution" row, the data movement its own opcodes' rows) and left as they are.
   int64_t convolutions_lowered = 0, convolutions_kept = 0;
+  int64_t fusions_inlined = 0;  // their operations are the rows of their own opcodes
   std::string text() const;
   std::string json() const;
 };

@@ -7,7 +7,7 @@
 #include <unordered_set>
 #include <variant>
 
-#include "backend/lower_convolutions.h"
+#include "backend/module_lowering.h"
 #include "backend/region_kernel.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
@@ -319,9 +319,9 @@ class Partitioner {
 
 }  // namespace
 
-ConvolutionLowering convolutionLowering(const isel::Target& target) {
+ModuleLowering moduleLowering(const isel::Target& target) {
   // The smallest units: a multiple of the smallest depth tiles every deeper unit's steps too.
-  ConvolutionLowering lowering;
+  ModuleLowering lowering;
   const isel::IsaNeeds& needs = target.needs();
   if (!needs.dot_depths.empty()) lowering.depth_multiple = *needs.dot_depths.begin();
   if (!needs.dot_cols.empty()) lowering.block = *needs.dot_cols.begin();
@@ -337,8 +337,8 @@ ConvolutionLowering convolutionLowering(const isel::Target& target) {
 ModulePartition partition(const isel::Target& target, const hlo::HloModule& module,
                           const PartitionOptions& options) {
   ModulePartition p;
-  LoweredConvolutions lowered;
-  if (options.lower_convolutions) lowered = lowerConvolutions(module, convolutionLowering(target));
+  LoweredModule lowered;
+  if (options.lower) lowered = lowerModule(module, moduleLowering(target));
   if (lowered.module) {
     p = Partitioner(target, *lowered.module, options, lowered.layout).run();
     p.lowered = std::move(lowered.module);
@@ -349,6 +349,7 @@ ModulePartition partition(const isel::Target& target, const hlo::HloModule& modu
   p.source = &module;
   p.convolutions_lowered = lowered.lowered;
   p.convolutions_kept = lowered.kept;
+  p.fusions_inlined = lowered.fusions;
   return p;
 }
 

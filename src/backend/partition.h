@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "backend/compiler.h"
-#include "backend/lower_convolutions.h"
+#include "backend/module_lowering.h"
 #include "hlo/instruction.h"
 #include "isel/target.h"
 
@@ -34,9 +34,10 @@ struct PartitionOptions {
   // A region whose operations read and write more than this is not compiled (it stays on the
   // host, "not tried"): compiles of multi-gigabyte tensors exhaust memory (docs/backend.md).
   double max_region_bytes = 256.0 * (1 << 20);
-  // Convolutions are rewritten as im2col and GEMMs first (backend/lower_convolutions.h), so the
-  // partition asks the ISA for the GEMM and the data movement rather than for a convolution.
-  bool lower_convolutions = true;
+  // Fusions are inlined and convolutions rewritten as im2col and GEMMs first
+  // (backend/module_lowering.h), so the partition asks the ISA for a fusion's operations and for
+  // a convolution's GEMM and data movement rather than for a fusion or a convolution whole.
+  bool lower = true;
 };
 
 // Operations offloaded together: one kernel, one program, one step of the module's execution.
@@ -62,7 +63,7 @@ struct ModulePartition {
   // The module partitioned: `source`, or `lowered` when its convolutions were rewritten.
   const hlo::HloModule* module = nullptr;
   std::unique_ptr<hlo::HloModule> lowered;
-  int64_t convolutions_lowered = 0, convolutions_kept = 0;
+  int64_t convolutions_lowered = 0, convolutions_kept = 0, fusions_inlined = 0;
   std::unordered_set<const hlo::HloInstruction*> convolution_gemms;  // in `lowered`
   // The entry's operations (plumbing aside), in the computation's order.
   std::vector<const hlo::HloInstruction*> operations;
@@ -72,11 +73,11 @@ struct ModulePartition {
 };
 
 // How the target's GEMM units shape the rewrite of convolutions: their smallest depth and column
-// extents (backend/lower_convolutions.h).
-ConvolutionLowering convolutionLowering(const isel::Target& target);
+// extents (backend/module_lowering.h).
+ModuleLowering moduleLowering(const isel::Target& target);
 
 // Partitions `module`'s entry computation for the target's ISA (after lowering its convolutions
-// when options.lower_convolutions). The partition points into `module` (or into its own lowered
+// when options.lower). The partition points into `module` (or into its own lowered
 // copy), which must outlive it.
 ModulePartition partition(const isel::Target& target, const hlo::HloModule& module,
                           const PartitionOptions& options = {});

@@ -73,7 +73,7 @@ HloInstruction* HloBuilder::add(HloOpcode opcode, std::vector<HloInstruction*> o
 }
 
 HloInstruction* HloBuilder::clone(const HloInstruction& original,
-                                  std::vector<HloInstruction*> operands) {
+                                  std::vector<HloInstruction*> operands, std::string name) {
   for (HloInstruction* o : operands)
     checkOperand(o, original.opcodeSpelling());
   auto inst = std::make_unique<HloInstruction>(original.opcode(), "", original.shape());
@@ -85,7 +85,7 @@ HloInstruction* HloBuilder::clone(const HloInstruction& original,
   if (original.literal()) inst->setLiteral(*original.literal());
   inst->setParameterNumber(original.parameterNumber());
   inst->setLoc(original.loc());
-  return append(std::move(inst), original.name());
+  return append(std::move(inst), name.empty() ? original.name() : std::move(name));
 }
 
 HloInstruction* HloBuilder::parameter(int64_t number, const Shape& shape, std::string name) {

@@ -107,7 +107,9 @@ class HloBuilder {
   // (of this builder): its opcode, name, shape, attributes, literal and parameter number as they
   // are, not re-inferred, so an instruction the parser accepted is copied whatever its opcode.
   // Control predecessors are not copied (they name instructions of the original's computation).
-  HloInstruction* clone(const HloInstruction& original, std::vector<HloInstruction*> operands);
+  // `name` replaces the original's when given.
+  HloInstruction* clone(const HloInstruction& original, std::vector<HloInstruction*> operands,
+                        std::string name = {});
 
   // The computation under construction (instructions so far).
   const HloComputation& computation() const { return *computation_; }

@@ -51,6 +51,39 @@ TEST(Coverage, TheGemmRegionIsOffloadedAndTheFloatTailStaysOnTheHost) {
   EXPECT_NE(r.json().find("\"offloaded\": 5"), std::string::npos) << r.json();
 }
 
+// A GEMM inside a fusion (as XLA's Triton GEMM fusions hold one) is partitioned like the entry's
+// operations: the fusion is inlined, its int8 GEMM offloaded, the exponential after it, in the
+// same fusion, left on the host.
+TEST(Coverage, AGemmInsideAFusionIsOffloaded) {
+  auto module = hlo::parseModule(R"(HloModule fused_gemm
+gemm_then_exp {
+  a = s8[16,16] parameter(0)
+  b = s8[16,16] parameter(1)
+  wa = s32[16,16] convert(a)
+  wb = s32[16,16] convert(b)
+  d = s32[16,16] dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  lo = s32[] constant(-128)
+  hi = s32[] constant(127)
+  c = s32[16,16] clamp(lo, d, hi)
+  y = s8[16,16] convert(c)
+  f = f32[16,16] convert(y)
+  ROOT e = f32[16,16] exponential(f)
+}
+ENTRY main {
+  a = s8[16,16] parameter(0)
+  b = s8[16,16] parameter(1)
+  ROOT gemm = f32[16,16] fusion(a, b), kind=kCustom, calls=gemm_then_exp
+}
+)",
+                                 "fused.hlo");
+  const CoverageReport r = coverage(gemmini(), *module);
+  EXPECT_EQ(row(r, "dot").offloaded, 1);
+  EXPECT_EQ(row(r, "clamp").offloaded, 1);
+  EXPECT_EQ(row(r, "exponential").offloaded, 0);
+  EXPECT_EQ(r.fusions_inlined, 1);
+  EXPECT_NE(r.text().find("1 fusion inlined"), std::string::npos) << r.text();
+}
+
 TEST(Coverage, AnOpcodeTheCompilerDoesNotModelIsAReasonNotAnError) {
   auto module = hlo::parseModule(R"(HloModule cc
 ENTRY main {

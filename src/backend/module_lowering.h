@@ -1,4 +1,7 @@
-// Convolutions as GEMMs (issue 25; docs/backend.md, "Convolutions"). Every ISA tacit describes
+// A module lowered for its partition (issue 25; docs/backend.md, "Convolutions"): its entry's
+// fusions inlined and its convolutions rewritten as GEMMs.
+//
+// Convolutions as GEMMs. Every ISA tacit describes
 // multiplies matrices; none has a convolution instruction. A module's convolutions are rewritten,
 // before its partition, into the operations the ISAs and the compiler know: the input is padded
 // (pad and lhs dilation as HLO pad with interior padding), each kernel tap's window is a strided
@@ -7,7 +10,7 @@
 // output features]. The dot's contraction runs over the taps in row-major order, then the input
 // feature: exactly the order in which the HLO evaluator sums a convolution (docs/numerics.md), so
 // the rewrite is exact for every element type, floats included, not only for integers. Two
-// choices follow the ISA's GEMM units (ConvolutionLowering): the contraction is padded with zeros
+// choices follow the ISA's GEMM units (ModuleLowering): the contraction is padded with zeros
 // to their depth (exact for every type), and an integer depthwise convolution is computed per
 // block of channels against diagonal weights (its added products are integer zeros: exact).
 //
@@ -25,7 +28,7 @@ namespace tacit::backend {
 
 // What the rewrite may assume of the ISA's GEMM units (partition derives it from the target;
 // the defaults assume nothing).
-struct ConvolutionLowering {
+struct ModuleLowering {
   // The contraction (taps x input features) is padded with zeros to a multiple of this: an ISA
   // whose dot units are 16 deep computes a 3x3 convolution of 3 channels (27) as 32.
   int64_t depth_multiple = 1;
@@ -39,14 +42,19 @@ struct ConvolutionLowering {
   // ISA whose stores write whole unit-wide rows computes MobileNetV2's 14x14 layers (196 rows)
   // and 24-channel projections so.
   int64_t row_multiple = 1, column_multiple = 1;
+  // Fusions are inlined first, so that their operations are partitioned like the entry's (a
+  // Triton GEMM fusion's dot offloaded, its odd operation on the host) rather than as one
+  // operation the ISA computes whole or not at all.
+  bool inline_fusions = true;
 };
 
-struct LoweredConvolutions {
-  // `module` with its entry computation's convolutions rewritten; null when it had none to
-  // rewrite (the caller keeps the original).
+struct LoweredModule {
+  // `module` with its entry computation's fusions inlined and convolutions rewritten; null when
+  // it had none of either (the caller keeps the original).
   std::unique_ptr<hlo::HloModule> module;
   int64_t lowered = 0;  // convolutions rewritten
   int64_t kept = 0;     // convolutions left as they are (the reasons above)
+  int64_t fusions = 0;  // fusions inlined
   // The dot computing each rewritten convolution (in `module`): reports name it a convolution.
   std::unordered_set<const hlo::HloInstruction*> gemms;
   // The data movement the rewrite added (im2col, the kernel as a matrix, the layout steps to each
@@ -54,13 +62,14 @@ struct LoweredConvolutions {
   std::unordered_set<const hlo::HloInstruction*> layout;
 };
 
-// Rewrites the convolutions of `module`'s entry computation. Every other instruction keeps its
-// name, its attributes and its place; the last instruction of a convolution's rewrite takes the
-// convolution's name, so users of it (and the module's outputs) are named as before.
-LoweredConvolutions lowerConvolutions(const hlo::HloModule& module,
-                                      const ConvolutionLowering& options = {});
+// Inlines the fusions of `module`'s entry computation and rewrites its convolutions (those of
+// the fusions too). Every other entry instruction keeps its name, its attributes and its place; a
+// fusion's instructions are named `fusion.instruction`; the last instruction of a convolution's
+// rewrite takes the convolution's name, so users of it (and the module's outputs) are named as
+// before.
+LoweredModule lowerModule(const hlo::HloModule& module, const ModuleLowering& options = {});
 
-// Whether `conv` (a convolution) is rewritten by lowerConvolutions.
+// Whether `conv` (a convolution) is rewritten by lowerModule.
 bool isLowerableConvolution(const hlo::HloInstruction& conv);
 
 }  // namespace tacit::backend

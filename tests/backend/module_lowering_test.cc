@@ -1,4 +1,4 @@
-// Convolutions as im2col and GEMMs (backend/lower_convolutions.h): the rewrite's soundness as a
+// Convolutions as im2col and GEMMs (backend/module_lowering.h): the rewrite's soundness as a
 // property — on random convolutions (strides, padding negative included, both dilations,
 // reversal, feature groups up to depthwise, permuted dimension labels, integer and float types)
 // the rewritten module computes what the convolution computes, bit for bit — and what it keeps.
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/lower_convolutions.h"
+#include "backend/module_lowering.h"
 #include "backend/module_run.h"
 #include "hlo/builder.h"
 #include "hlo/parser.h"
@@ -162,7 +162,7 @@ TEST(LowerConvolutions, RandomConvolutionsComputeWhatTheConvolutionComputesBitFo
   for (int i = 0; i < 400; ++i) {
     const RandomConvolution c = randomConvolution(rng);
     // The ISA's units: none, or a depth to pad to and a block of depthwise channels.
-    ConvolutionLowering units;
+    ModuleLowering units;
     if (i % 2 == 1)
       units = {.depth_multiple = i % 4 == 1 ? 4 : 16,
                .block = i % 8 == 1 ? 4 : 2,
@@ -171,7 +171,7 @@ TEST(LowerConvolutions, RandomConvolutionsComputeWhatTheConvolutionComputesBitFo
     SCOPED_TRACE(c.summary + " depth multiple " + std::to_string(units.depth_multiple) +
                  ", block " + std::to_string(units.block));
     const auto original = hlo::parseModule(c.text, "conv.hlo");
-    const LoweredConvolutions lowered = lowerConvolutions(*original, units);
+    const LoweredModule lowered = lowerModule(*original, units);
     ASSERT_NE(lowered.module, nullptr);
     EXPECT_EQ(lowered.lowered, 1);
     EXPECT_EQ(count(*lowered.module, HloOpcode::kConvolution), 0);
@@ -223,7 +223,7 @@ ENTRY main {
 }
 )";
   const auto original = hlo::parseModule(text, "m.hlo");
-  const LoweredConvolutions lowered = lowerConvolutions(*original);
+  const LoweredModule lowered = lowerModule(*original);
   ASSERT_NE(lowered.module, nullptr);
   EXPECT_EQ(lowered.lowered, 1);
   EXPECT_EQ(lowered.kept, 1);
@@ -247,9 +247,56 @@ ENTRY main {
 }
 )",
                                   "m.hlo");
-  const LoweredConvolutions lowered = lowerConvolutions(*m);
+  const LoweredModule lowered = lowerModule(*m);
   EXPECT_EQ(lowered.module, nullptr);
   EXPECT_EQ(lowered.lowered + lowered.kept, 0);
+}
+
+}  // namespace
+}  // namespace tacit::backend
+
+namespace tacit::backend {
+namespace {
+
+// A fusion's computation inlined: its parameters are the fusion's operands, its instructions
+// named after the fusion, its root the fusion's value; a nested fusion too; the module computes
+// what it computed.
+TEST(ModuleLowering, FusionsAreInlinedWhereTheyWere) {
+  const char* text = R"(HloModule m
+inner {
+  p = f32[4,4] parameter(0)
+  ROOT e = f32[4,4] exponential(p)
+}
+fused {
+  a = f32[4,4] parameter(0)
+  b = f32[4,4] parameter(1)
+  m = f32[4,4] multiply(a, b)
+  ROOT f = f32[4,4] fusion(m), kind=kLoop, calls=inner
+}
+ENTRY main {
+  x = f32[4,4] parameter(0)
+  y = f32[4,4] parameter(1)
+  m = f32[4,4] add(x, y)
+  fusion = f32[4,4] fusion(m, y), kind=kLoop, calls=fused
+  ROOT r = f32[4,4] negate(fusion)
+}
+)";
+  const auto original = hlo::parseModule(text, "m.hlo");
+  const LoweredModule lowered = lowerModule(*original);
+  ASSERT_NE(lowered.module, nullptr);
+  EXPECT_EQ(lowered.fusions, 2);
+  EXPECT_EQ(count(*lowered.module, HloOpcode::kFusion), 0);
+  const hlo::HloComputation& entry = *lowered.module->entry();
+  // The entry's own `m` keeps its name; the fusion's is `fusion.m`, and the nested one's
+  // exponential `fusion.f.e`.
+  EXPECT_EQ(entry.findInstruction("m")->opcode(), HloOpcode::kAdd);
+  EXPECT_EQ(entry.findInstruction("fusion.m")->opcode(), HloOpcode::kMultiply);
+  ASSERT_NE(entry.findInstruction("fusion.f.e"), nullptr);
+  EXPECT_EQ(entry.root()->operand(0), entry.findInstruction("fusion.f.e"));
+  EXPECT_NO_THROW(hlo::verifyModule(*lowered.module));
+  EXPECT_EQ(compare(*original, *lowered.module, 3), "");
+  // Without inlining, a module without convolutions is left alone.
+  EXPECT_EQ(lowerModule(*original, {.inline_fusions = false}).module, nullptr);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "backend/lower_convolutions.h"
+#include "backend/module_lowering.h"
 
 #include <algorithm>
 #include <numeric>
@@ -67,12 +67,16 @@ bool isMovableElementwise(const HloInstruction& op) {
 class EntryRebuild {
  public:
   EntryRebuild(const hlo::HloComputation& entry, const hlo::HloComputation& original,
-               const ConvolutionLowering& options)
-      : entry_(entry), b_(entry.name()), rewrite_(b_, used_, options) {
+               const ModuleLowering& options)
+      : entry_(entry), options_(options), b_(entry.name()), rewrite_(b_, used_, options) {
     for (const auto& inst : entry.instructions())
       used_.insert(inst->name());
     for (const auto& inst : original.instructions())
-      loc_[inst->name()] = inst->loc();
+      original_loc_[inst->name()] = inst->loc();
+    for (const auto& inst : entry.instructions()) {
+      name_[inst.get()] = inst->name();
+      loc_[inst.get()] = original_loc_[inst->name()];
+    }
   }
 
   std::unique_ptr<hlo::HloComputation> run() {
@@ -87,9 +91,43 @@ class EntryRebuild {
   std::unordered_set<const HloInstruction*> gemms;
   // The data movement around them: im2col, the kernel's matrix, the steps to the result's shape.
   std::unordered_set<const HloInstruction*> layout;
+  int64_t lowered = 0, kept = 0, fusions = 0;  // convolutions rewritten and kept, fusions inlined
 
  private:
+  // A fusion's computation inlined where the fusion was: its parameters are the fusion's
+  // operands, its instructions are named `fusion.instruction` and sit at the fusion's place, its
+  // root is the fusion's value. Nested fusions are inlined too.
+  void inlineFusion(const HloInstruction& fusion, const hlo::HloComputation& fused) {
+    ++fusions;
+    for (const auto& inner : fused.instructions()) {
+      loc_[inner.get()] = loc_[&fusion];
+      if (inner->opcode() == HloOpcode::kParameter) {
+        alias(inner.get(), fusion.operand(inner->parameterNumber()));
+        continue;
+      }
+      name_[inner.get()] = rewrite_.fresh(name_[&fusion] + "." + inner->name());
+      add(*inner);
+    }
+    alias(&fusion, fused.root());
+  }
+  // `to` stands for what `from` was built as (deferred or not).
+  void alias(const HloInstruction* to, const HloInstruction* from) {
+    auto d = deferred_.find(from);
+    if (d != deferred_.end()) {
+      deferred_[to] = d->second;
+    } else {
+      to_new_[to] = to_new_.at(from);
+    }
+  }
+
   void add(const HloInstruction& inst) {
+    const hlo::HloComputation* fused =
+        inst.opcode() == HloOpcode::kFusion ? inst.called("calls") : nullptr;
+    if (fused && options_.inline_fusions && fused->parameterCount() == inst.operandCount()) {
+      inlineFusion(inst, *fused);
+      return;
+    }
+    if (inst.opcode() == HloOpcode::kConvolution) ++(isLowerableConvolution(inst) ? lowered : kept);
     if (isLowerableConvolution(inst)) {
       const size_t before = b_.computation().instructions().size();
       Lowered l = rewrite_.lower(inst, value(inst.operand(0)), value(inst.operand(1)));
@@ -101,7 +139,7 @@ class EntryRebuild {
       }
       for (HloInstruction* part : l.parts) {
         gemms.insert(part);
-        part->setLoc(loc_[inst.name()]);
+        part->setLoc(loc_[&inst]);
       }
       if (l.tail.empty() && l.parts.size() == 1) {
         to_new_[&inst] = l.parts[0];
@@ -114,7 +152,9 @@ class EntryRebuild {
     std::vector<HloInstruction*> operands;
     for (const HloInstruction* o : inst.operands())
       operands.push_back(value(o));
-    to_new_[&inst] = b_.clone(inst, std::move(operands));
+    HloInstruction* now = b_.clone(inst, std::move(operands), name_[&inst]);
+    now->setLoc(loc_[&inst]);
+    to_new_[&inst] = now;
   }
 
   // `inst` computed on a deferred operand's GEMM-shaped parts, itself deferred: when it is
@@ -178,8 +218,8 @@ class EntryRebuild {
       }
       HloInstruction* p = b_.add(inst.opcode(), std::move(operands), inst.attrs(),
                                  hlo::Shape(inst.shape().elementType(), dims),
-                                 rewrite_.fresh(inst.name() + suffix));
-      p->setLoc(loc_[inst.name()]);
+                                 rewrite_.fresh(name_[&inst] + suffix));
+      p->setLoc(loc_[&inst]);
       now.parts.push_back(p);
       column += columns;
     }
@@ -194,7 +234,7 @@ class EntryRebuild {
     if (it != to_new_.end()) return it->second;
     const Deferred& d = deferred_.at(old);
     auto name = [&](bool last) {
-      return last ? old->name() : rewrite_.fresh(old->name() + ".layout");
+      return last ? name_[old] : rewrite_.fresh(name_[old] + ".layout");
     };
     HloInstruction* v = d.parts[0];
     if (d.parts.size() > 1) {
@@ -217,15 +257,20 @@ class EntryRebuild {
       }
       layout.insert(v);
     }
-    v->setLoc(loc_[old->name()]);
+    v->setLoc(loc_[old]);
     return to_new_[old] = v;
   }
 
   const hlo::HloComputation& entry_;
+  const ModuleLowering& options_;
   std::unordered_set<std::string> used_;
   HloBuilder b_;
   ConvolutionRewrite rewrite_;
-  std::unordered_map<std::string, SourceLoc> loc_;  // the original module's source positions
+  std::unordered_map<std::string, SourceLoc> original_loc_;  // the original module's, by name
+  // Each instruction's name and source position in the rebuilt entry: an entry instruction's
+  // own, an inlined one's `fusion.name` and its fusion's position.
+  std::unordered_map<const HloInstruction*, std::string> name_;
+  std::unordered_map<const HloInstruction*, SourceLoc> loc_;
   std::unordered_map<const HloInstruction*, HloInstruction*> to_new_;
   std::unordered_map<const HloInstruction*, Deferred> deferred_;
 };
@@ -251,16 +296,17 @@ std::unordered_set<const HloInstruction*> live(const hlo::HloComputation& c,
 
 }  // namespace
 
-LoweredConvolutions lowerConvolutions(const hlo::HloModule& module,
-                                      const ConvolutionLowering& options) {
-  LoweredConvolutions result;
+LoweredModule lowerModule(const hlo::HloModule& module, const ModuleLowering& options) {
+  LoweredModule result;
   const hlo::HloComputation* entry = module.entry();
   if (!entry) return result;
+  bool changes = false;
   for (const auto& inst : entry->instructions()) {
-    if (inst->opcode() != HloOpcode::kConvolution) continue;
-    ++(isLowerableConvolution(*inst) ? result.lowered : result.kept);
+    changes = changes || isLowerableConvolution(*inst) ||
+              (options.inline_fusions && inst->opcode() == HloOpcode::kFusion);
+    result.kept += inst->opcode() == HloOpcode::kConvolution && !isLowerableConvolution(*inst);
   }
-  if (result.lowered == 0) return result;
+  if (!changes) return result;
 
   // A copy of the module whose entry is rebuilt: its other computations (reducers, fusions) are
   // the copy's own, so the rebuilt instructions may call them.
@@ -268,13 +314,16 @@ LoweredConvolutions lowerConvolutions(const hlo::HloModule& module,
       hlo::parseModule(hlo::printModule(module), module.sourceFile());
   hlo::HloComputation* old_entry = copy->entry();
   const std::string entry_name = old_entry->name();
-  std::string retired = entry_name + ".with_convolutions";
+  std::string retired = entry_name + ".before_lowering";
   for (int i = 1; copy->findComputation(retired); ++i)
-    retired = entry_name + ".with_convolutions." + std::to_string(i);
+    retired = entry_name + ".before_lowering." + std::to_string(i);
 
   EntryRebuild rebuild(*old_entry, *entry, options);
   std::unique_ptr<hlo::HloComputation> built = rebuild.run();
   old_entry->setName(retired);
+  result.lowered = rebuild.lowered;
+  result.kept = rebuild.kept;
+  result.fusions = rebuild.fusions;
 
   // Without what the rewrite left unused (a broadcast now made in the GEMM's shape); what the
   // module itself never used stays.
