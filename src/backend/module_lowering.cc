@@ -59,6 +59,20 @@ bool isMovableElementwise(const HloInstruction& op) {
   }
 }
 
+// Whether `c` or a computation it calls holds a reduce. Such a fusion is not inlined: a reduce
+// inside a fusion sums its elements in order, the same reduce outside one as XLA's tree rewrite
+// does (docs/numerics.md, "reduce and reduce-window"), so inlining it would change its floats.
+bool reducesIn(const hlo::HloComputation& c) {
+  for (const auto& inst : c.instructions()) {
+    if (inst->opcode() == HloOpcode::kReduce) return true;
+    for (const hlo::CalledComputations& called : inst->attrs().called) {
+      for (const hlo::HloComputation* callee : called.computations)
+        if (callee && callee != &c && reducesIn(*callee)) return true;
+    }
+  }
+  return false;
+}
+
 // The entry rebuilt with its convolutions rewritten. A convolution's GEMM result keeps its GEMM
 // shape through the elementwise operations that follow it (an epilogue: bias, clamp, convert),
 // and the layout steps to the convolution's shape come after them: elementwise operations
@@ -123,7 +137,8 @@ class EntryRebuild {
   void add(const HloInstruction& inst) {
     const hlo::HloComputation* fused =
         inst.opcode() == HloOpcode::kFusion ? inst.called("calls") : nullptr;
-    if (fused && options_.inline_fusions && fused->parameterCount() == inst.operandCount()) {
+    if (fused && options_.inline_fusions && fused->parameterCount() == inst.operandCount() &&
+        !reducesIn(*fused)) {
       inlineFusion(inst, *fused);
       return;
     }
@@ -302,8 +317,10 @@ LoweredModule lowerModule(const hlo::HloModule& module, const ModuleLowering& op
   if (!entry) return result;
   bool changes = false;
   for (const auto& inst : entry->instructions()) {
+    const hlo::HloComputation* fused =
+        inst->opcode() == HloOpcode::kFusion ? inst->called("calls") : nullptr;
     changes = changes || isLowerableConvolution(*inst) ||
-              (options.inline_fusions && inst->opcode() == HloOpcode::kFusion);
+              (options.inline_fusions && fused && !reducesIn(*fused));
     result.kept += inst->opcode() == HloOpcode::kConvolution && !isLowerableConvolution(*inst);
   }
   if (!changes) return result;

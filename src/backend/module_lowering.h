@@ -44,7 +44,8 @@ struct ModuleLowering {
   int64_t row_multiple = 1, column_multiple = 1;
   // Fusions are inlined first, so that their operations are partitioned like the entry's (a
   // Triton GEMM fusion's dot offloaded, its odd operation on the host) rather than as one
-  // operation the ISA computes whole or not at all.
+  // operation the ISA computes whole or not at all. Not a fusion holding a reduce: reduces sum in
+  // order inside fusions and as XLA's tree rewrite outside them (docs/numerics.md).
   bool inline_fusions = true;
 };
 

@@ -299,5 +299,34 @@ ENTRY main {
   EXPECT_EQ(lowerModule(*original, {.inline_fusions = false}).module, nullptr);
 }
 
+// A fusion holding a reduce stays a fusion: its row sums of 125 floats are summed in order inside
+// it, and by XLA's tree rewrite (blocks of 32) outside it, which rounds differently.
+TEST(ModuleLowering, AFusionHoldingAReduceStaysAFusion) {
+  const char* text = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+sums {
+  p = f32[8,125] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[8] reduce(p, z), dimensions={1}, to_apply=add
+}
+ENTRY main {
+  x = f32[8,125] parameter(0)
+  ROOT fusion = f32[8] fusion(x), kind=kInput, calls=sums
+}
+)";
+  const auto original = hlo::parseModule(text, "m.hlo");
+  EXPECT_EQ(lowerModule(*original).module, nullptr);
+  // What inlining it would do: the same sums, rounded otherwise.
+  std::string inlined = text;
+  inlined.replace(inlined.find("sums {"), 6, "ENTRY sums {");
+  inlined.erase(inlined.find("ENTRY main {"));
+  const auto flat = hlo::parseModule(inlined, "flat.hlo");
+  EXPECT_NE(compare(*original, *flat, 1), "");
+}
+
 }  // namespace
 }  // namespace tacit::backend
