@@ -18,7 +18,7 @@ using hlo::HloBuilder;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 
-bool isLowerableConvolution(const HloInstruction& conv) {
+bool isLowerableConvolution(const HloInstruction& conv, const ModuleLowering& options) {
   if (conv.opcode() != HloOpcode::kConvolution || conv.operandCount() != 2) return false;
   const hlo::HloAttributes& a = conv.attrs();
   if (!a.conv_dims || a.batch_group_count.value_or(1) != 1) return false;
@@ -31,7 +31,16 @@ bool isLowerableConvolution(const HloInstruction& conv) {
   // An empty tensor has nothing to multiply; the evaluator's convolution handles it as it is.
   if (in.elementCount() == 0 || k.elementCount() == 0 || out.elementCount() == 0) return false;
   const size_t spatial = a.conv_dims->input_spatial.size();
-  return a.window ? a.window->size() == spatial : spatial == 0;
+  if (a.window ? a.window->size() != spatial : spatial != 0) return false;
+  // The im2col matrix: a row per output position (batch and spatial), a column per tap and
+  // input feature.
+  double im2col = static_cast<double>(hlo::byteSize(in.elementType())) *
+                  static_cast<double>(in.dim(a.conv_dims->input_feature)) *
+                  static_cast<double>(out.elementCount()) /
+                  static_cast<double>(out.dim(a.conv_dims->output_feature));
+  for (const hlo::WindowDim& w : a.window.value_or(std::vector<hlo::WindowDim>{}))
+    im2col *= static_cast<double>(w.size);
+  return im2col <= options.max_im2col_bytes;
 }
 
 namespace {
@@ -142,8 +151,9 @@ class EntryRebuild {
       inlineFusion(inst, *fused);
       return;
     }
-    if (inst.opcode() == HloOpcode::kConvolution) ++(isLowerableConvolution(inst) ? lowered : kept);
-    if (isLowerableConvolution(inst)) {
+    const bool lowerable = isLowerableConvolution(inst, options_);
+    if (inst.opcode() == HloOpcode::kConvolution) ++(lowerable ? lowered : kept);
+    if (lowerable) {
       const size_t before = b_.computation().instructions().size();
       Lowered l = rewrite_.lower(inst, value(inst.operand(0)), value(inst.operand(1)));
       const std::unordered_set<const HloInstruction*> parts(l.parts.begin(), l.parts.end());
@@ -319,9 +329,10 @@ LoweredModule lowerModule(const hlo::HloModule& module, const ModuleLowering& op
   for (const auto& inst : entry->instructions()) {
     const hlo::HloComputation* fused =
         inst->opcode() == HloOpcode::kFusion ? inst->called("calls") : nullptr;
-    changes = changes || isLowerableConvolution(*inst) ||
+    changes = changes || isLowerableConvolution(*inst, options) ||
               (options.inline_fusions && fused && !reducesIn(*fused));
-    result.kept += inst->opcode() == HloOpcode::kConvolution && !isLowerableConvolution(*inst);
+    result.kept +=
+        inst->opcode() == HloOpcode::kConvolution && !isLowerableConvolution(*inst, options);
   }
   if (!changes) return result;
 

@@ -15,7 +15,8 @@
 // block of channels against diagonal weights (its added products are integer zeros: exact).
 //
 // What is not rewritten, and stays a convolution (on the host): batch_group_count > 1 (XLA's
-// filter-gradient form) and operands of different element types (an HLO dot needs one type).
+// filter-gradient form), operands of different element types (an HLO dot needs one type) and an
+// im2col matrix above ModuleLowering::max_im2col_bytes.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +48,10 @@ struct ModuleLowering {
   // operation the ISA computes whole or not at all. Not a fusion holding a reduce: reduces sum in
   // order inside fusions and as XLA's tree rewrite outside them (docs/numerics.md).
   bool inline_fusions = true;
+  // A convolution whose im2col matrix would take more than this stays a convolution: a
+  // transposed convolution's (lhs dilation) is mostly the zeros of its holes — JAX's
+  // conv_transpose test in the corpus would need 51 GB, where its input takes 2 MB.
+  double max_im2col_bytes = 256.0 * (1 << 20);
 };
 
 struct LoweredModule {
@@ -70,7 +75,7 @@ struct LoweredModule {
 // before.
 LoweredModule lowerModule(const hlo::HloModule& module, const ModuleLowering& options = {});
 
-// Whether `conv` (a convolution) is rewritten by lowerModule.
-bool isLowerableConvolution(const hlo::HloInstruction& conv);
+// Whether `conv` (a convolution) is rewritten by lowerModule under `options`.
+bool isLowerableConvolution(const hlo::HloInstruction& conv, const ModuleLowering& options = {});
 
 }  // namespace tacit::backend

@@ -237,6 +237,11 @@ ENTRY main {
   EXPECT_EQ(entry.findInstruction("kept")->opcode(), HloOpcode::kConvolution);
   EXPECT_EQ(count(*lowered.module, HloOpcode::kDot), 1);
   EXPECT_EQ(compare(*original, *lowered.module, 7), "");
+  // An im2col matrix above the limit (this one's 36 positions x 9 taps x 4 features x 4 bytes)
+  // keeps its convolution.
+  const LoweredModule small = lowerModule(*original, {.max_im2col_bytes = 36 * 9 * 4 * 4 - 1});
+  EXPECT_EQ(small.module, nullptr);
+  EXPECT_EQ(small.kept, 2);
 }
 
 TEST(LowerConvolutions, AModuleWithoutConvolutionsIsLeftAlone) {
