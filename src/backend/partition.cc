@@ -123,6 +123,27 @@ std::set<const HloInstruction*> reentered(
   return reached;
 }
 
+// `message` with each operation name of `from` quoted as diagnostics quote them ('name') replaced
+// by the name at the same place in `to`.
+std::string renamed(std::string message, const std::vector<std::string>& from,
+                    const std::vector<std::string>& to) {
+  std::string out;
+  for (size_t at = 0; at < message.size();) {
+    const size_t open = message.find('\'', at);
+    const size_t close = open == std::string::npos ? open : message.find('\'', open + 1);
+    if (close == std::string::npos) {
+      out += message.substr(at);
+      break;
+    }
+    std::string name = message.substr(open + 1, close - open - 1);
+    for (size_t i = 0; i < from.size() && i < to.size(); ++i)
+      if (from[i] == name) name = to[i];
+    out += message.substr(at, open - at) + "'" + name + "'";
+    at = close + 1;
+  }
+  return out;
+}
+
 // A region that stopped at a search limit and has at most this many operations gives up its last
 // one; a larger one is halved.
 constexpr size_t kPeeledRegion = 16;
@@ -232,13 +253,20 @@ class Partitioner {
   // diagnostic (its line is the same operation's in each).
   CompileResult compileOnce(const std::string& text, const hlo::HloModule& kernel) {
     std::unique_ptr<hlo::HloModule> anonymous = hlo::parseModule(text, "region.hlo");
-    int64_t i = 0;
-    for (const auto& inst : anonymous->entry()->instructions())
-      inst->setName("v" + std::to_string(i++));
+    std::vector<std::string> names;  // the kernel's, in order
+    for (const auto& inst : anonymous->entry()->instructions()) {
+      names.push_back(inst->name());
+      inst->setName("v" + std::to_string(names.size() - 1));
+    }
     const std::string key = hlo::printModule(*anonymous);
     auto known = compiled_.find(key);
     if (known != compiled_.end()) {
-      if (const auto* d = std::get_if<Diagnostic>(&known->second)) throw DiagnosticError(*d);
+      if (const auto* failed = std::get_if<Failure>(&known->second)) {
+        // The diagnostic names the first region's operations: this region's are at their places.
+        Diagnostic d = failed->diagnostic;
+        d.message = renamed(d.message, failed->names, names);
+        throw DiagnosticError(std::move(d));
+      }
       return std::get<CompileResult>(known->second);
     }
     try {
@@ -246,7 +274,7 @@ class Partitioner {
       compiled_.emplace(key, result);
       return result;
     } catch (const DiagnosticError& e) {
-      compiled_.emplace(key, e.diagnostic());
+      compiled_.emplace(key, Failure{e.diagnostic(), std::move(names)});
       throw;
     }
   }
@@ -314,7 +342,11 @@ class Partitioner {
   std::vector<Ops> work_;
   std::unordered_map<const HloInstruction*, std::string> host_;     // operation -> reason
   std::unordered_map<const HloInstruction*, size_t> offloaded_in_;  // operation -> its region
-  std::map<std::string, std::variant<CompileResult, Diagnostic>> compiled_;  // by anonymous text
+  struct Failure {
+    Diagnostic diagnostic;
+    std::vector<std::string> names;  // the failed kernel's instructions, in order
+  };
+  std::map<std::string, std::variant<CompileResult, Failure>> compiled_;  // by anonymous text
 };
 
 }  // namespace
