@@ -27,6 +27,11 @@ bool widensExactly(hlo::PrimitiveType from, hlo::PrimitiveType to) {
          hlo::bitWidth(to) >= 32;
 }
 
+// What `extent` lacks to be a multiple of `multiple` (0 for a multiple of 0 or 1).
+int64_t toMultiple(int64_t extent, int64_t multiple) {
+  return multiple > 1 && extent % multiple != 0 ? multiple - extent % multiple : 0;
+}
+
 int64_t product(const std::vector<int64_t>& dims) {
   return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
 }
@@ -49,6 +54,11 @@ HloInstruction* ConvolutionRewrite::paddedAt(HloInstruction* x, int64_t dim, int
                                              const std::string& base) {
   std::vector<hlo::PadDim> padding(static_cast<size_t>(x->shape().rank()));
   padding[static_cast<size_t>(dim)].hi = extra;
+  return zeroPadded(x, std::move(padding), base);
+}
+
+HloInstruction* ConvolutionRewrite::zeroPadded(HloInstruction* x, std::vector<hlo::PadDim> padding,
+                                               const std::string& base) {
   return b_.pad(x, zero(x->shape().elementType(), base), std::move(padding),
                 fresh(base + ".padded"));
 }
@@ -78,9 +88,7 @@ HloInstruction* ConvolutionRewrite::padded(HloInstruction* x,
     offset[d] = std::max<int64_t>(-w.pad_lo, 0);
     any = any || padding[d + 1] != hlo::PadDim{};
   }
-  if (!any) return x;
-  return b_.pad(x, zero(x->shape().elementType(), base), std::move(padding),
-                fresh(base + ".padded"));
+  return any ? zeroPadded(x, std::move(padding), base) : x;
 }
 
 HloInstruction* ConvolutionRewrite::im2col(HloInstruction* x,
@@ -138,13 +146,12 @@ HloInstruction* ConvolutionRewrite::diagonalBlocks(HloInstruction* w, int64_t ta
   return reshaped(diagonal, {blocks, taps * block, block}, name);
 }
 
-Lowered ConvolutionRewrite::lower(const HloInstruction& conv, HloInstruction* input,
-                                  HloInstruction* kernel) {
+Lowered ConvolutionRewrite::lower(const HloInstruction& conv, const std::string& name,
+                                  HloInstruction* input, HloInstruction* kernel) {
   const hlo::HloAttributes& a = conv.attrs();
   const hlo::ConvDims& cd = *a.conv_dims;
   const std::vector<hlo::WindowDim> window = a.window.value_or(std::vector<hlo::WindowDim>{});
   const size_t spatial = window.size();
-  const std::string& name = conv.name();
   const hlo::Shape& out = conv.shape();
 
   // The input as [N, S..., C] and the kernel as [K..., C/G, F].
@@ -170,12 +177,11 @@ Lowered ConvolutionRewrite::lower(const HloInstruction& conv, HloInstruction* in
     out_spatial.push_back(out.dim(cd.output_spatial[d]));
     taps.push_back(window[d].size);
   }
-  const int64_t rows = n * product(out_spatial), depth = product(taps) * c;
+  const int64_t rows = n * product(out_spatial), tap_count = product(taps), depth = tap_count * c;
   HloInstruction* cols = im2col(x, window, out_spatial, name);
 
   // One GEMM [rows, depth] x [depth, F], or one per feature group as a batched dot (per block of
   // channels, for an integer depthwise convolution the ISA's units are wider than).
-  const int64_t tap_count = product(taps);
   const bool diagonal = groups > 1 && groups == c && f == c && options_.block > 1 &&
                         c % options_.block == 0 && hlo::isInteger(out.elementType()) &&
                         hlo::isInteger(x->shape().elementType());
@@ -193,19 +199,17 @@ Lowered ConvolutionRewrite::lower(const HloInstruction& conv, HloInstruction* in
   // The GEMMs' rows and (of a plain GEMM) columns padded to the units' multiples: the padded
   // rows of the im2col matrix and columns of the kernel are zeros, the results they give are cut
   // off after the epilogue.
-  auto padding = [](int64_t extent, int64_t multiple) {
-    return multiple > 1 && extent % multiple != 0 ? multiple - extent % multiple : 0;
-  };
   const bool batched = groups > 1 && !diagonal;
-  const int64_t extra_rows = batched ? 0 : padding(rows, options_.row_multiple);
-  const int64_t extra_columns = groups == 1 ? padding(f, options_.column_multiple) : 0;
+  const int64_t extra_rows = batched ? 0 : toMultiple(rows, options_.row_multiple);
+  const int64_t extra_columns = groups == 1 ? toMultiple(f, options_.column_multiple) : 0;
   Lowered lowered;
   if (extra_rows > 0 || extra_columns > 0) lowered.tail.push_back({LayoutStep::kSlice, {rows, f}});
   if (batched) lowered.tail.push_back({LayoutStep::kTranspose, {1, 0, 2}});
   if (batched || nof != std::vector<int64_t>{rows, f})
     lowered.tail.push_back({LayoutStep::kReshape, nof});
   if (!isIdentity(permutation)) lowered.tail.push_back({LayoutStep::kTranspose, permutation});
-  const std::string gemm_name = lowered.tail.empty() && !diagonal ? name : name + ".gemm";
+  // The convolution's own name goes to its GEMM when nothing follows it.
+  const std::string gemm_name = lowered.tail.empty() && !diagonal ? name : fresh(name + ".gemm");
   auto padded_rows = [&](HloInstruction* lhs, const std::string& base) {
     return extra_rows > 0 ? paddedAt(lhs, 0, extra_rows, base) : lhs;
   };
@@ -236,7 +240,7 @@ Lowered ConvolutionRewrite::lower(const HloInstruction& conv, HloInstruction* in
       lowered.parts.push_back(gemm(
           padded_rows(reshaped(lhs, {rows, tap_count * block}, part + ".lhs"), part + ".lhs.rows"),
           reshaped(rhs, {tap_count * block, block}, part + ".rhs"), dims, out.elementType(),
-          part + ".gemm"));
+          fresh(part + ".gemm")));
       lowered.columns.push_back(block);
     }
   } else {
@@ -263,9 +267,8 @@ HloInstruction* ConvolutionRewrite::gemm(HloInstruction* lhs, HloInstruction* rh
   // The contraction padded with zeros in both operands to the ISA's depth: the added products
   // are +0 x +0 = +0, summed last, which changes no sum (integer or float: a sum that starts at +0
   // is never -0, and s + +0 == s).
-  const int64_t k_dim = dims.lhs_contracting[0], depth = lhs->shape().dim(k_dim);
-  if (options_.depth_multiple > 1 && depth % options_.depth_multiple != 0) {
-    const int64_t extra = options_.depth_multiple - depth % options_.depth_multiple;
+  const int64_t k_dim = dims.lhs_contracting[0];
+  if (const int64_t extra = toMultiple(lhs->shape().dim(k_dim), options_.depth_multiple)) {
     lhs = paddedAt(lhs, k_dim, extra, name + ".lhs");
     rhs = paddedAt(rhs, dims.rhs_contracting[0], extra, name + ".rhs");
   }
@@ -275,7 +278,7 @@ HloInstruction* ConvolutionRewrite::gemm(HloInstruction* lhs, HloInstruction* rh
     lhs = b_.convert(lhs, type, fresh(name + ".lhs.wide"));
     rhs = b_.convert(rhs, type, fresh(name + ".rhs.wide"));
   }
-  return b_.dot(lhs, rhs, dims, type, used_.count(name) ? fresh(name) : (used_.insert(name), name));
+  return b_.dot(lhs, rhs, dims, type, name);
 }
 
 }  // namespace tacit::backend

@@ -37,9 +37,10 @@ class ConvolutionRewrite {
                      const ModuleLowering& options)
       : b_(b), used_(used), options_(options) {}
 
-  // The GEMM computing `conv`, and the layout steps that make its result the convolution's.
-  Lowered lower(const hlo::HloInstruction& conv, hlo::HloInstruction* input,
-                hlo::HloInstruction* kernel);
+  // The GEMMs computing `conv`, and the layout steps that make their result the convolution's.
+  // `name` is the convolution's in the rebuilt computation: the last instruction takes it.
+  Lowered lower(const hlo::HloInstruction& conv, const std::string& name,
+                hlo::HloInstruction* input, hlo::HloInstruction* kernel);
   // `base`, or `base.N`: a name not yet used in the computation.
   std::string fresh(const std::string& base);
   // `x` with `extra` zeros after the end of dimension `dim`.
@@ -48,13 +49,17 @@ class ConvolutionRewrite {
 
  private:
   hlo::HloInstruction* zero(hlo::PrimitiveType type, const std::string& base);
+  // `x` padded with zeros of its type.
+  hlo::HloInstruction* zeroPadded(hlo::HloInstruction* x, std::vector<hlo::PadDim> padding,
+                                  const std::string& base);
   // `x` transposed, or `x` when `permutation` is the identity.
   hlo::HloInstruction* transposed(hlo::HloInstruction* x, const std::vector<int64_t>& permutation,
                                   const std::string& name);
   // `x` reshaped, or `x` when it has `dims` already.
   hlo::HloInstruction* reshaped(hlo::HloInstruction* x, std::vector<int64_t> dims,
                                 const std::string& name);
-  // dot(lhs, rhs) in `type`, its contraction padded to the units' depth, its operands widened.
+  // dot(lhs, rhs) in `type` named `name`, its contraction padded to the units' depth, its operands
+  // widened.
   hlo::HloInstruction* gemm(hlo::HloInstruction* lhs, hlo::HloInstruction* rhs,
                             const hlo::DotDims& dims, hlo::PrimitiveType type,
                             const std::string& name);

@@ -9,8 +9,6 @@
 
 #include "backend/convolution_gemm.h"
 #include "hlo/builder.h"
-#include "hlo/parser.h"
-#include "hlo/printer.h"
 
 namespace tacit::backend {
 
@@ -89,16 +87,12 @@ bool reducesIn(const hlo::HloComputation& c) {
 // whose result is reshaped between the two (Gemmini saturates its sums as it moves them out).
 class EntryRebuild {
  public:
-  EntryRebuild(const hlo::HloComputation& entry, const hlo::HloComputation& original,
-               const ModuleLowering& options)
+  EntryRebuild(const hlo::HloComputation& entry, const ModuleLowering& options)
       : entry_(entry), options_(options), b_(entry.name()), rewrite_(b_, used_, options) {
-    for (const auto& inst : entry.instructions())
-      used_.insert(inst->name());
-    for (const auto& inst : original.instructions())
-      original_loc_[inst->name()] = inst->loc();
     for (const auto& inst : entry.instructions()) {
+      used_.insert(inst->name());
       name_[inst.get()] = inst->name();
-      loc_[inst.get()] = original_loc_[inst->name()];
+      loc_[inst.get()] = inst->loc();
     }
   }
 
@@ -155,7 +149,8 @@ class EntryRebuild {
     if (inst.opcode() == HloOpcode::kConvolution) ++(lowerable ? lowered : kept);
     if (lowerable) {
       const size_t before = b_.computation().instructions().size();
-      Lowered l = rewrite_.lower(inst, value(inst.operand(0)), value(inst.operand(1)));
+      Lowered l =
+          rewrite_.lower(inst, name_[&inst], value(inst.operand(0)), value(inst.operand(1)));
       const std::unordered_set<const HloInstruction*> parts(l.parts.begin(), l.parts.end());
       const auto& made = b_.computation().instructions();
       for (size_t i = before; i < made.size(); ++i) {
@@ -224,7 +219,7 @@ class EntryRebuild {
           operands.push_back(it->second.parts[j]);
         } else if (o->shape().rank() == 0) {
           operands.push_back(value(o));
-        } else if (o->attrs().dimensions->empty()) {
+        } else if (!o->attrs().dimensions || o->attrs().dimensions->empty()) {
           operands.push_back(
               b_.broadcast(value(o->operand(0)), dims, {}, rewrite_.fresh(o->name() + suffix)));
         } else {
@@ -291,7 +286,6 @@ class EntryRebuild {
   std::unordered_set<std::string> used_;
   HloBuilder b_;
   ConvolutionRewrite rewrite_;
-  std::unordered_map<std::string, SourceLoc> original_loc_;  // the original module's, by name
   // Each instruction's name and source position in the rebuilt entry: an entry instruction's
   // own, an inlined one's `fusion.name` and its fusion's position.
   std::unordered_map<const HloInstruction*, std::string> name_;
@@ -338,15 +332,14 @@ LoweredModule lowerModule(const hlo::HloModule& module, const ModuleLowering& op
 
   // A copy of the module whose entry is rebuilt: its other computations (reducers, fusions) are
   // the copy's own, so the rebuilt instructions may call them.
-  std::unique_ptr<hlo::HloModule> copy =
-      hlo::parseModule(hlo::printModule(module), module.sourceFile());
+  std::unique_ptr<hlo::HloModule> copy = hlo::cloneModule(module);
   hlo::HloComputation* old_entry = copy->entry();
   const std::string entry_name = old_entry->name();
   std::string retired = entry_name + ".before_lowering";
   for (int i = 1; copy->findComputation(retired); ++i)
     retired = entry_name + ".before_lowering." + std::to_string(i);
 
-  EntryRebuild rebuild(*old_entry, *entry, options);
+  EntryRebuild rebuild(*old_entry, options);
   std::unique_ptr<hlo::HloComputation> built = rebuild.run();
   old_entry->setName(retired);
   result.lowered = rebuild.lowered;
@@ -373,12 +366,16 @@ LoweredModule lowerModule(const hlo::HloModule& module, const ModuleLowering& op
     for (HloInstruction* p : from->controlPredecessors())
       to->controlPredecessors().push_back(kept.at(p));
   }
-  for (const HloInstruction* g : rebuild.gemms)
-    result.gemms.insert(kept.at(g));
-  for (const HloInstruction* l : rebuild.layout) {
-    auto it = kept.find(l);
-    if (it != kept.end()) result.layout.insert(it->second);
-  }
+  // A dead convolution's GEMM and data movement went with it.
+  auto carry = [&](const std::unordered_set<const HloInstruction*>& from,
+                   std::unordered_set<const HloInstruction*>& to) {
+    for (const HloInstruction* i : from) {
+      auto it = kept.find(i);
+      if (it != kept.end()) to.insert(it->second);
+    }
+  };
+  carry(rebuild.gemms, result.gemms);
+  carry(rebuild.layout, result.layout);
   hlo::HloComputation* now = b.addTo(*copy, /*entry=*/true, kept.at(built->root()));
   now->setExecutionThread(old_entry->executionThread());
   now->setLoc(old_entry->loc());

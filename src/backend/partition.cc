@@ -251,14 +251,16 @@ class Partitioner {
   // compile(), once per kernel: regions that differ only in their operations' names (a depthwise
   // convolution's blocks of channels, a model's repeated layers) share the result, or the
   // diagnostic (its line is the same operation's in each).
-  CompileResult compileOnce(const std::string& text, const hlo::HloModule& kernel) {
-    std::unique_ptr<hlo::HloModule> anonymous = hlo::parseModule(text, "region.hlo");
+  CompileResult compileOnce(hlo::HloModule& kernel) {
+    // The key: the kernel printed with its instructions renamed v0, v1, ... (then named back).
     std::vector<std::string> names;  // the kernel's, in order
-    for (const auto& inst : anonymous->entry()->instructions()) {
+    for (const auto& inst : kernel.entry()->instructions()) {
       names.push_back(inst->name());
       inst->setName("v" + std::to_string(names.size() - 1));
     }
-    const std::string key = hlo::printModule(*anonymous);
+    const std::string key = hlo::printModule(kernel);
+    for (size_t i = 0; i < names.size(); ++i)
+      kernel.entry()->instructions()[i]->setName(names[i]);
     auto known = compiled_.find(key);
     if (known != compiled_.end()) {
       if (const auto* failed = std::get_if<Failure>(&known->second)) {
@@ -293,7 +295,7 @@ class Partitioner {
     ++out_.compiles;
     try {
       auto parsed = hlo::parseModule(kernel.text, "region.hlo");
-      CompileResult compiled = compileOnce(kernel.text, *parsed);
+      CompileResult compiled = compileOnce(*parsed);
       for (const HloInstruction* op : region)
         offloaded_in_[op] = out_.regions.size();
       out_.regions.push_back({region, std::move(kernel.parameters), std::move(outputs),

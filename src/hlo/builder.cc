@@ -72,19 +72,31 @@ HloInstruction* HloBuilder::add(HloOpcode opcode, std::vector<HloInstruction*> o
   return append(std::move(inst), std::move(name));
 }
 
+namespace {
+
+// `original` without its operands and control predecessors: opcode, name, shape, attributes (their
+// called computations still the original's), literal, parameter number and source position.
+std::unique_ptr<HloInstruction> copyWithoutOperands(const HloInstruction& original) {
+  auto copy =
+      std::make_unique<HloInstruction>(original.opcode(), original.name(), original.shape());
+  if (original.opcode() == HloOpcode::kUnknown)
+    copy->setUnknownOpcodeSpelling(original.opcodeSpelling());
+  copy->setParameterNumber(original.parameterNumber());
+  if (original.literal()) copy->setLiteral(*original.literal());
+  copy->setLoc(original.loc());
+  copy->attrs() = original.attrs();
+  return copy;
+}
+
+}  // namespace
+
 HloInstruction* HloBuilder::clone(const HloInstruction& original,
                                   std::vector<HloInstruction*> operands, std::string name) {
   for (HloInstruction* o : operands)
     checkOperand(o, original.opcodeSpelling());
-  auto inst = std::make_unique<HloInstruction>(original.opcode(), "", original.shape());
-  if (original.opcode() == HloOpcode::kUnknown)
-    inst->setUnknownOpcodeSpelling(original.opcodeSpelling());
+  std::unique_ptr<HloInstruction> inst = copyWithoutOperands(original);
   for (HloInstruction* o : operands)
     inst->addOperand(o);
-  inst->attrs() = original.attrs();
-  if (original.literal()) inst->setLiteral(*original.literal());
-  inst->setParameterNumber(original.parameterNumber());
-  inst->setLoc(original.loc());
   return append(std::move(inst), name.empty() ? original.name() : std::move(name));
 }
 
@@ -349,13 +361,7 @@ std::unique_ptr<HloModule> cloneModule(const HloModule& module) {
     copy->setExecutionThread(c->executionThread());
     std::unordered_map<const HloInstruction*, HloInstruction*> insts;
     for (const auto& inst : c->instructions()) {
-      auto i = std::make_unique<HloInstruction>(inst->opcode(), inst->name(), inst->shape());
-      if (inst->opcode() == HloOpcode::kUnknown)
-        i->setUnknownOpcodeSpelling(inst->opcodeSpelling());
-      i->setParameterNumber(inst->parameterNumber());
-      if (inst->literal()) i->setLiteral(*inst->literal());
-      i->setLoc(inst->loc());
-      i->attrs() = inst->attrs();
+      std::unique_ptr<HloInstruction> i = copyWithoutOperands(*inst);
       for (CalledComputations& called : i->attrs().called) {
         for (HloComputation*& callee : called.computations) {
           auto it = comps.find(callee);

@@ -244,6 +244,38 @@ ENTRY main {
   EXPECT_EQ(small.kept, 2);
 }
 
+// A convolution without spatial dimensions is one GEMM with nothing after it: the dot takes the
+// convolution's name (and the convolution inside a fusion, its inlined name).
+TEST(LowerConvolutions, AGemmWithNothingAfterItTakesTheConvolutionsName) {
+  const char* text = R"(HloModule m
+fused {
+  a = f32[3,5] parameter(0)
+  b = f32[5,4] parameter(1)
+  ROOT conv = f32[3,4] convolution(a, b), dim_labels=bf_io->bf
+}
+ENTRY main {
+  x = f32[3,5] parameter(0)
+  k = f32[5,4] parameter(1)
+  conv = f32[3,4] convolution(x, k), dim_labels=bf_io->bf
+  fusion = f32[3,4] fusion(x, k), kind=kLoop, calls=fused
+  y = f32[1,4,2] parameter(2)
+  w = f32[3,2,2] parameter(3)
+  unused = f32[1,2,2] convolution(y, w), window={size=3}, dim_labels=b0f_0io->b0f
+  ROOT s = f32[3,4] add(conv, fusion)
+}
+)";
+  const auto original = hlo::parseModule(text, "m.hlo");
+  const LoweredModule lowered = lowerModule(*original);
+  ASSERT_NE(lowered.module, nullptr);
+  // A convolution nothing reads is lowered too, and its GEMM removed with it.
+  EXPECT_EQ(lowered.lowered, 3);
+  EXPECT_EQ(lowered.gemms.size(), 2u);
+  const hlo::HloComputation& entry = *lowered.module->entry();
+  EXPECT_EQ(entry.findInstruction("conv")->opcode(), HloOpcode::kDot);
+  EXPECT_EQ(entry.findInstruction("fusion.conv")->opcode(), HloOpcode::kDot);
+  EXPECT_EQ(compare(*original, *lowered.module, 2), "");
+}
+
 TEST(LowerConvolutions, AModuleWithoutConvolutionsIsLeftAlone) {
   const auto m = hlo::parseModule(R"(HloModule m
 ENTRY main {
