@@ -6,6 +6,7 @@
 
 #include "backend/coverage.h"
 #include "common/paths.h"
+#include "common/slowdown.h"
 #include "hlo/parser.h"
 #include "mixed_module.h"
 #include "taidl/isa.h"
@@ -17,6 +18,14 @@ const isel::Target& gemmini() {
   static const taidl::Isa isa = taidl::loadIsaFile(testing::sourceDir() + "/isa/gemmini.taidl");
   static const isel::Target target(isa);
   return target;
+}
+
+// Each region's compile limit scaled to this build's speed (a safety net: the tests check which
+// regions compile, and an unoptimised build is ~15x slower).
+CoverageOptions safetyNet() {
+  CoverageOptions options;
+  options.time_limit *= testing::kSlowdown;
+  return options;
 }
 
 const OpcodeCoverage& row(const CoverageReport& r, const std::string& opcode) {
@@ -32,7 +41,7 @@ using testing::kGemmThenExp;
 
 TEST(Coverage, TheGemmRegionIsOffloadedAndTheFloatTailStaysOnTheHost) {
   auto module = hlo::parseModule(kGemmThenExp, "mixed.hlo");
-  const CoverageReport r = coverage(gemmini(), *module);
+  const CoverageReport r = coverage(gemmini(), *module, safetyNet());
   EXPECT_EQ(r.operations, 7);  // parameters and constants are not operations
   EXPECT_EQ(r.offloaded, 5);
   ASSERT_EQ(r.regions.size(), 1u);
@@ -76,7 +85,7 @@ ENTRY main {
 }
 )",
                                  "fused.hlo");
-  const CoverageReport r = coverage(gemmini(), *module);
+  const CoverageReport r = coverage(gemmini(), *module, safetyNet());
   EXPECT_EQ(row(r, "dot").offloaded, 1);
   EXPECT_EQ(row(r, "clamp").offloaded, 1);
   EXPECT_EQ(row(r, "exponential").offloaded, 0);
@@ -93,7 +102,7 @@ ENTRY main {
   ROOT y = s8[16,16] add(x, b)
 })",
                                  "cc.hlo");
-  const CoverageReport r = coverage(gemmini(), *module);
+  const CoverageReport r = coverage(gemmini(), *module, safetyNet());
   EXPECT_EQ(row(r, "custom-call").offloaded, 0);
   ASSERT_EQ(row(r, "custom-call").reasons.size(), 1u);
   EXPECT_NE(row(r, "custom-call").reasons.begin()->first.find("custom-call"), std::string::npos);

@@ -13,6 +13,7 @@
 #include "backend/module_run.h"
 #include "backend/partition.h"
 #include "common/paths.h"
+#include "common/slowdown.h"
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
 #include "hlo_eval/evaluator.h"
@@ -36,6 +37,14 @@ struct Spec {
 const Spec& gemmini() {
   static const Spec spec("gemmini");
   return spec;
+}
+
+// The partition's options with each region's compile limit scaled to this build's speed (a
+// safety net: the tests check which regions compile, and an unoptimised build is ~15x slower).
+PartitionOptions safetyNet() {
+  PartitionOptions options;
+  options.time_limit *= testing::kSlowdown;
+  return options;
 }
 
 // The module run's result against the HLO evaluator's for the whole module; empty when equal.
@@ -73,7 +82,7 @@ ENTRY main {
 
 TEST(ModuleRun, TheGemmRunsOnTheAcceleratorBetweenHostStepsAndVerifies) {
   auto module = hlo::parseModule(kSortGemmExp, "sort_gemm_exp.hlo");
-  const ModuleProgram program = moduleProgram(partition(gemmini().target, *module));
+  const ModuleProgram program = moduleProgram(partition(gemmini().target, *module, safetyNet()));
   ASSERT_EQ(program.partition.regions.size(), 1u);
   std::vector<std::string> offloaded;
   for (const HloInstruction* op : program.partition.regions[0].operations)
@@ -126,7 +135,7 @@ ENTRY main {
   ROOT y = s8[32,32] convert(c2)
 })",
                                  "two_layers.hlo");
-  const ModuleProgram program = moduleProgram(partition(gemmini().target, *module));
+  const ModuleProgram program = moduleProgram(partition(gemmini().target, *module, safetyNet()));
   ASSERT_EQ(program.partition.regions.size(), 1u);
   EXPECT_TRUE(program.partition.host.empty());
   const std::vector<hlo::Literal> args = randomArguments(*module, 4);
@@ -139,7 +148,7 @@ ENTRY main {
 
 TEST(ModuleRun, AWrongAcceleratorResultIsCaughtAndNamed) {
   auto module = hlo::parseModule(kSortGemmExp, "sort_gemm_exp.hlo");
-  const ModuleProgram program = moduleProgram(partition(gemmini().target, *module));
+  const ModuleProgram program = moduleProgram(partition(gemmini().target, *module, safetyNet()));
   ModuleRunOptions corrupt;
   corrupt.on_accelerator_results = [](const ModuleStep&, std::vector<hlo::Literal>& results) {
     ASSERT_FALSE(results.empty());
@@ -160,7 +169,7 @@ ENTRY main {
   ROOT y = s8[16,16] add(a, b)
 })",
                                  "dead.hlo");
-  const ModuleProgram program = moduleProgram(partition(gemmini().target, *module));
+  const ModuleProgram program = moduleProgram(partition(gemmini().target, *module, safetyNet()));
   EXPECT_EQ(program.count(StepKind::kHost), 1);  // the custom call, on the host
   EXPECT_EQ(runAndCompare(gemmini(), program), "");
   const ModuleRun run = runModule(gemmini().isa, program, randomArguments(*module, 1));
@@ -237,7 +246,7 @@ ENTRY main {
 
 TEST(ModuleRun, NoRegionIsReenteredByAPathThroughTheHost) {
   auto module = hlo::parseModule(kReentry, "reentry.hlo");
-  ModulePartition parts = partition(gemmini().target, *module);
+  ModulePartition parts = partition(gemmini().target, *module, safetyNet());
   ASSERT_FALSE(parts.regions.empty());
   std::unordered_map<std::string, size_t> region_of;
   for (size_t i = 0; i < parts.regions.size(); ++i) {
