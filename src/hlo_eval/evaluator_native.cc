@@ -81,7 +81,7 @@ void RunGenerator::plan(const std::vector<FusedOp>& ops) {
   free_mask_[0] = false;  // k0 means "no mask" in EVEX encodings
   if (avx2_) std::fill(std::begin(free_vec_) + kAvx2Registers, std::end(free_vec_), false);
   std::vector<bool> computed(static_cast<size_t>(slots), false);
-  const size_t max_hoisted = avx2_ ? kMaxHoistedAvx2 : kMaxHoisted;
+  const size_t max_hoisted = avx2_ ? budget_.max_hoisted : kMaxHoisted;
   hoisted_.reserve(max_hoisted);  // `h` below points into it
   auto use = [&](int slot, bool store) {
     std::vector<int>& args = code_->args;
@@ -120,7 +120,11 @@ void RunGenerator::prologue() {
   for (size_t a = 0; a < std::min(kBaseRegisters, code_->args.size()); ++a)
     mov(baseRegister(a), ptr[rdi + static_cast<int>(a) * 8]);
   for (Hoisted& h : hoisted_) {
-    Reg r = allocate(h.bytes);
+    // AVX2: one register for both halves of a 64-bit value (never released, so no result can
+    // be given it and clobber one half before the other is read).
+    Reg r = allocate(avx2_ && h.bytes == 8 ? 4 : h.bytes);
+    r.bytes = h.bytes;
+    if (avx2_ && h.bytes == 8) r.idx2 = r.idx;
     Xbyak::Address from = h.value != nullptr ? ptr[rip + h.label] : ptr[loadBase(h.slot, false)];
     if (avx2_) {
       broadcastAvx2(r, from);
@@ -143,9 +147,12 @@ void RunGenerator::emitOp(const FusedOp& op, size_t k) {
   for (int o = 0; o < d.operands; ++o)
     in[o] = operand(op, o);
   // Operands read for the last time free their registers before the result is allocated: every
-  // instruction reads its sources before it writes its destination.
+  // instruction reads its sources before it writes its destination. Not a loaded AVX2 64-bit
+  // scalar whose halves share a register: the result's first half could take it and overwrite
+  // what the second half reads; it is freed after the operation.
+  std::vector<Reg> shared_halves;
   for (const Reg& t : temps_)
-    release(t);
+    (t.idx2 >= 0 && t.idx2 == t.idx ? shared_halves.push_back(t) : release(t));
   temps_.clear();
   for (int o = 0; o < d.operands; ++o) {
     auto slot = static_cast<size_t>(op.in[o].slot);
@@ -160,7 +167,7 @@ void RunGenerator::emitOp(const FusedOp& op, size_t k) {
   }
   if (slot_bytes_[out] != 0 && slot_bytes_[out] != out_bytes) throw Unsupported{};
   slot_bytes_[out] = out_bytes;
-  Reg y = allocate(out_bytes);
+  Reg y = allocate(out_bytes, avx2_ && wideResult(op, in));
   switch (d.kind) {
     case ElementwiseOp::Kind::kUnary:
       avx2_ ? emitUnaryAvx2(d, in[0], y) : emitUnary(d, in[0], y);
@@ -181,12 +188,27 @@ void RunGenerator::emitOp(const FusedOp& op, size_t k) {
     case ElementwiseOp::Kind::kClamp:
       throw Unsupported{};
   }
+  for (const Reg& t : shared_halves)
+    release(t);
   if (op.out.mode == FusedRef::Mode::kSlot) store(op.out, y);
   if (last_read_[out] > static_cast<int64_t>(k)) {
     held_[out] = y;
   } else {
     release(y);
   }
+}
+
+// Whether the pred that `op` computes stays in AVX2's 64-bit lane form (Reg::wide): computed from
+// 64-bit lanes, or from preds all in that form.
+bool RunGenerator::wideResult(const FusedOp& op, const Reg* in) const {
+  const ElementwiseOp& d = op.desc;
+  if (!budget_.wide_preds || d.result_type != P::kPred || d.kind == ElementwiseOp::Kind::kSelect)
+    return false;
+  if (d.type != P::kPred) return laneBytes(d.type) == 8;  // a compare or is-finite
+  for (int o = 0; o < d.operands; ++o) {
+    if (!in[o].wide) return false;
+  }
+  return true;
 }
 
 // The register holding operand o: the value computed earlier in this iteration, or a load.
@@ -208,7 +230,13 @@ Reg RunGenerator::operand(const FusedOp& op, int o) {
   // period kFusedChunk.
   bool scalar = uniformOperand(op, o);
   bool periodic = ref.mode == FusedRef::Mode::kFixed && !scalar;
-  Reg r = allocate(bytes);
+  // AVX2: a 64-bit scalar's halves are one broadcast register (emitOp frees it last).
+  bool shared_halves = avx2_ && scalar && bytes == 8;
+  Reg r = allocate(shared_halves ? 4 : bytes);
+  if (shared_halves) {
+    r.bytes = 8;
+    r.idx2 = r.idx;
+  }
   temps_.push_back(r);
   const Xbyak::Reg64& base = loadBase(ref.slot, false);
   if (avx2_) {
@@ -233,19 +261,20 @@ Reg RunGenerator::operand(const FusedOp& op, int o) {
   return r;
 }
 
-Reg RunGenerator::allocate(int bytes) {
+Reg RunGenerator::allocate(int bytes, bool wide) {
   Reg r;
   r.bytes = bytes;
+  r.wide = wide;
   r.mask = bytes == 1 && !avx2_;
   bool* free = r.mask ? free_mask_ : free_vec_;
   int count = r.mask ? 8 : 31;
   // AVX2's 64-bit values take two registers, the lower one first (elements 0-3).
   for (int* slot : {&r.idx, &r.idx2}) {
-    if (slot == &r.idx2 && !(avx2_ && bytes == 8)) break;
+    if (slot == &r.idx2 && !(avx2_ && (bytes == 8 || wide))) break;
     int i = 0;
     while (i < count && !free[i])
       ++i;
-    if (i == count) throw Unsupported{};  // more live values than registers: no spilling
+    if (i == count) throw OutOfRegisters{};
     free[i] = false;
     *slot = i;
   }
@@ -479,18 +508,28 @@ std::unique_ptr<Step> compileNativeRun(const std::vector<FusedOp>& ops, int64_t 
   const simd::Level level = simd::level();
   if (n <= 0 || n % native::kLanes != 0 || ops.empty() || level < simd::Level::kAvx2)
     return nullptr;
-  try {
-    auto generator = std::make_unique<native::RunGenerator>(level < simd::Level::kAvx512);
-    NativeCode code;
-    code.n = n;
-    generator->generate(ops, &code);
-    generator->readyRE();
-    return std::make_unique<native::NativeRunStep>(std::move(generator), std::move(code));
-  } catch (const native::RunGenerator::Unsupported&) {
-    return nullptr;
-  } catch (const Xbyak::Error&) {  // memory, or its protection, refused
-    return nullptr;
+  const bool avx2 = level < simd::Level::kAvx512;
+  // AVX2 has 13 value registers: what saves the most instructions first, then less of it until
+  // the run's live values fit (mm512_fmadd's run holds up to six 64-bit values and preds).
+  static constexpr native::RegisterBudget kAvx2Budgets[] = {
+      {8, true}, {4, true}, {2, true}, {1, true}, {1, false}, {0, false}};
+  for (const native::RegisterBudget& budget : kAvx2Budgets) {
+    try {
+      auto generator = std::make_unique<native::RunGenerator>(avx2, budget);
+      NativeCode code;
+      code.n = n;
+      generator->generate(ops, &code);
+      generator->readyRE();
+      return std::make_unique<native::NativeRunStep>(std::move(generator), std::move(code));
+    } catch (const native::RunGenerator::OutOfRegisters&) {
+      if (!avx2) return nullptr;
+    } catch (const native::RunGenerator::Unsupported&) {
+      return nullptr;
+    } catch (const Xbyak::Error&) {  // memory, or its protection, refused
+      return nullptr;
+    }
   }
+  return nullptr;
 }
 
 }  // namespace tacit::hlo::detail

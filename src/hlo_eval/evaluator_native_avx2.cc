@@ -4,15 +4,17 @@
 // conversions' rounding and NaN quieting are those of the VEX instructions), with AVX2's means:
 // pred values are vector masks (a 32-bit lane of all ones or zeros per element) instead of opmask
 // registers; 64-bit values take two ymm registers; unsigned compares flip the sign bits before a
-// signed compare; a 64-bit compare's masks are packed to 32-bit lanes. What AVX2 has no
-// instruction for (64-bit multiply, minimum and maximum, s64 -> f64, total-order compares) stays
-// interpreted (Unsupported), as every unlisted operation does.
+// signed compare; a 64-bit compare's masks stay in 64-bit lanes (Reg::wide) for the 64-bit selects
+// and pred logic that read them, and are packed to 32-bit lanes where 32-bit lanes meet them.
+// What AVX2 has no instruction for (64-bit multiply, minimum and maximum, s64 -> f64, total-order
+// compares) stays interpreted (Unsupported), as every unlisted operation does.
 //
 // Register use: the allocator gives each result registers that the operation's operands may
 // have just released (evaluator_native.cc, emitOp), so every sequence below reads an operand's
 // register before writing it. A 64-bit result's first register is the lowest free one, never an
 // operand's second register (an operand's first register is lower and free too), so writing it
-// first cannot clobber an input of the second half. ymm13-15 are scratch.
+// first cannot clobber an input of the second half; the same holds for wide preds, and a hoisted
+// value whose halves share a register is never released. ymm13-15 are scratch.
 #include "hlo_eval/native_run_generator.h"
 
 namespace tacit::hlo::detail::native {
@@ -28,7 +30,7 @@ const Ymm kS1(15), kS2(14), kS3(13);  // scratch
 void RunGenerator::broadcastAvx2(const Reg& r, const Xbyak::Address& from) {
   if (r.bytes == 8) {
     vbroadcastsd(lo(r), from);
-    vmovapd(hi(r), lo(r));
+    if (r.idx2 != r.idx) vmovapd(hi(r), lo(r));
   } else {
     vbroadcastss(lo(r), from);
   }
@@ -57,7 +59,7 @@ void RunGenerator::loadAvx2(const Reg& r, const Xbyak::Reg64& base, bool scalar,
 
 void RunGenerator::storeAvx2(const Xbyak::Reg64& base, const Reg& r) {
   if (r.bytes == 1) {  // 32-bit lanes of 0 / -1 -> 0 / 1 bytes
-    vpsrld(kS1, lo(r), 31);
+    vpsrld(kS1, narrowPredAvx2(r, kS3), 31);
     vextracti128(Xmm(kS2.getIdx()), kS1, 1);
     vpackusdw(Xmm(kS1.getIdx()), Xmm(kS1.getIdx()), Xmm(kS2.getIdx()));
     vpackuswb(Xmm(kS1.getIdx()), Xmm(kS1.getIdx()), Xmm(kS1.getIdx()));
@@ -76,27 +78,69 @@ void RunGenerator::packLowHalvesAvx2(const Ymm& dst, const Ymm& a, const Ymm& b)
   vpermpd(dst, dst, 0xD8);
 }
 
+Ymm RunGenerator::narrowPredAvx2(const Reg& r, const Ymm& scratch) {
+  if (!r.wide) return lo(r);
+  packLowHalvesAvx2(scratch, lo(r), hi(r));
+  return scratch;
+}
+
+// and, or, xor (and XLA's pred arithmetic that is one of them) and compares of preds: per half
+// when the result is wide (its operands are), else on the 32-bit lane forms.
+void RunGenerator::emitPredLogicAvx2(const ElementwiseOp& d, const Reg& a, const Reg& b,
+                                     const Reg& y) {
+  bool negate = false;
+  auto op = [&](const Ymm& out, const Ymm& p, const Ymm& q) {
+    switch (d.opcode) {
+      case O::kAnd:
+      case O::kMultiply:
+      case O::kMinimum:
+        return vpand(out, p, q);
+      case O::kOr:
+      case O::kAdd:
+      case O::kMaximum:
+        return vpor(out, p, q);
+      case O::kXor:
+        return vpxor(out, p, q);
+      case O::kCompare:  // 0 or -1 each: equality of bits
+        if (d.direction != D::kEq && d.direction != D::kNe) throw Unsupported{};
+        negate = d.direction == D::kNe;
+        return vpcmpeqd(out, p, q);
+      default:
+        throw Unsupported{};
+    }
+  };
+  if (y.wide) {
+    op(lo(y), lo(a), lo(b));
+    op(hi(y), hi(a), hi(b));
+  } else {
+    op(lo(y), narrowPredAvx2(a, kS2), narrowPredAvx2(b, kS3));
+  }
+  if (!negate) return;
+  vpcmpeqd(kS1, kS1, kS1);
+  vpxor(lo(y), lo(y), kS1);
+  if (y.wide) vpxor(hi(y), hi(y), kS1);
+}
+
 void RunGenerator::emitUnaryAvx2(const ElementwiseOp& d, const Reg& x, const Reg& y) {
   P from = d.type, to = d.result_type;
   switch (d.opcode) {
     case O::kIsFinite:
-      // |x| (sign cleared) below infinity's bits, as a signed integer compare (|x| >= 0).
-      vpcmpeqd(kS1, kS1, kS1);
+      // x - x is +0 for every finite x (subnormals included) and NaN for an infinity or a NaN:
+      // finite is that difference compared ordered with itself.
       if (from == P::kF32) {
-        vpsrld(kS2, kS1, 1);   // 0x7fffffff
-        vpslld(kS1, kS1, 24);  // 0xff000000
-        vpsrld(kS1, kS1, 1);   // 0x7f800000
-        vpand(kS2, kS2, lo(x));
-        vpcmpgtd(lo(y), kS1, kS2);
+        vsubps(kS1, lo(x), lo(x));
+        vcmpps(lo(y), kS1, kS1, 0x07);  // ORD_Q
       } else if (from == P::kF64) {
-        vpsrlq(kS2, kS1, 1);   // 0x7fff...
-        vpsllq(kS1, kS1, 53);  // 0xffe0...
-        vpsrlq(kS1, kS1, 1);   // 0x7ff0...
-        vpand(kS3, kS2, lo(x));
-        vpand(kS2, kS2, hi(x));
-        vpcmpgtq(kS3, kS1, kS3);
-        vpcmpgtq(kS2, kS1, kS2);
-        packLowHalvesAvx2(lo(y), kS3, kS2);
+        vsubpd(kS1, lo(x), lo(x));
+        vsubpd(kS2, hi(x), hi(x));
+        if (y.wide) {
+          vcmppd(lo(y), kS1, kS1, 0x07);
+          vcmppd(hi(y), kS2, kS2, 0x07);
+        } else {
+          vcmppd(kS1, kS1, kS1, 0x07);
+          vcmppd(kS2, kS2, kS2, 0x07);
+          packLowHalvesAvx2(lo(y), kS1, kS2);
+        }
       } else {
         throw Unsupported{};
       }
@@ -104,7 +148,12 @@ void RunGenerator::emitUnaryAvx2(const ElementwiseOp& d, const Reg& x, const Reg
     case O::kNot:
       if (from != P::kPred) throw Unsupported{};
       vpcmpeqd(kS1, kS1, kS1);
-      vpxor(lo(y), lo(x), kS1);
+      if (y.wide) {
+        vpxor(lo(y), lo(x), kS1);
+        vpxor(hi(y), hi(x), kS1);
+      } else {
+        vpxor(lo(y), narrowPredAvx2(x, kS2), kS1);
+      }
       return;
     case O::kConvert:
       break;
@@ -188,20 +237,15 @@ void RunGenerator::compareIntsAvx2(const ElementwiseOp& d, const Ymm& a, const Y
 
 void RunGenerator::compareAvx2(const ElementwiseOp& d, const Reg& a, const Reg& b, const Reg& y) {
   P t = d.type;
-  if (t == P::kPred) {  // 0 or -1 each: equality of bits
-    if (d.direction != D::kEq && d.direction != D::kNe) throw Unsupported{};
-    vpxor(lo(y), lo(a), lo(b));
-    if (d.direction == D::kEq) {
-      vpcmpeqd(kS1, kS1, kS1);
-      vpxor(lo(y), lo(y), kS1);
-    }
-    return;
-  }
+  if (t == P::kPred) return emitPredLogicAvx2(d, a, b, y);
   if (isFloatType(t)) {
     if (d.total_order) throw Unsupported{};
     const int predicate = floatPredicate(d.direction);
     if (t == P::kF32) {
       vcmpps(lo(y), lo(a), lo(b), predicate);
+    } else if (y.wide) {
+      vcmppd(lo(y), lo(a), lo(b), predicate);
+      vcmppd(hi(y), hi(a), hi(b), predicate);
     } else {
       vcmppd(kS2, lo(a), lo(b), predicate);
       vcmppd(kS3, hi(a), hi(b), predicate);
@@ -223,6 +267,7 @@ void RunGenerator::compareAvx2(const ElementwiseOp& d, const Reg& a, const Reg& 
   // y's register is a's or b's first one or a lower one (see the file comment): the first
   // half's mask waits in it while the second half reads a's and b's second registers.
   half(lo(a), lo(b), lo(y));
+  if (y.wide) return half(hi(a), hi(b), hi(y));
   half(hi(a), hi(b), kS2);
   packLowHalvesAvx2(lo(y), lo(y), kS2);
 }
@@ -230,7 +275,12 @@ void RunGenerator::compareAvx2(const ElementwiseOp& d, const Reg& a, const Reg& 
 void RunGenerator::emitSelectAvx2(const Reg& pred, const Reg& on_true, const Reg& on_false,
                                   const Reg& y) {
   if (y.bytes == 4) {
-    vblendvps(lo(y), lo(on_false), lo(on_true), lo(pred));
+    vblendvps(lo(y), lo(on_false), lo(on_true), narrowPredAvx2(pred, kS1));
+    return;
+  }
+  if (pred.wide) {
+    vblendvpd(lo(y), lo(on_false), lo(on_true), lo(pred));
+    vblendvpd(hi(y), hi(on_false), hi(on_true), hi(pred));
     return;
   }
   // The 32-bit lane masks widened to 64-bit lanes, one register per half.
@@ -251,22 +301,8 @@ void RunGenerator::emitBinaryAvx2(const ElementwiseOp& d, const Reg& a, const Re
     op(lo(y), lo(a), lo(b));
     if (wide) op(hi(y), hi(a), hi(b));
   };
-  if (t == P::kPred) {  // XLA's pred arithmetic: add and maximum are or, multiply and minimum and
-    switch (d.opcode) {
-      case O::kAnd:
-      case O::kMultiply:
-      case O::kMinimum:
-        return vpand(lo(y), lo(a), lo(b));
-      case O::kOr:
-      case O::kAdd:
-      case O::kMaximum:
-        return vpor(lo(y), lo(a), lo(b));
-      case O::kXor:
-        return vpxor(lo(y), lo(a), lo(b));
-      default:
-        throw Unsupported{};
-    }
-  }
+  // XLA's pred arithmetic: add and maximum are or, multiply and minimum and.
+  if (t == P::kPred) return emitPredLogicAvx2(d, a, b, y);
   using R = const Ymm&;
   if (isFloatType(t)) {
     // The first source is a, as in the HLO: x86 returns a's NaN when a is NaN, else b's.

@@ -91,18 +91,33 @@ inline int intPredicate(D d) {
 
 // A register holding eight elements. AVX-512: a vector register (zmm for 64-bit lanes, ymm for
 // 32-bit) or an opmask register (pred). AVX2: a ymm for 32-bit lanes and for pred (a lane of all
-// ones or all zeros per element), two (idx: elements 0-3, idx2: 4-7) for 64-bit lanes.
+// ones or all zeros per element), two (idx: elements 0-3, idx2: 4-7) for 64-bit lanes. An AVX2
+// pred computed from 64-bit lanes stays in their form, two ymm of 64-bit lanes of all ones or
+// zeros (`wide`), for the 64-bit selects and logic that read it (packed only where 32-bit lanes
+// meet it). A value equal in every element hoisted before the loop takes one ymm for 64-bit lanes
+// (idx2 == idx): both halves are the same.
 struct Reg {
   bool mask = false;
   int idx = -1;
   int idx2 = -1;
   int bytes = 0;  // lane bytes
+  bool wide = false;
+};
+
+// What an AVX2 run may spend its 13 value registers on (RunGenerator): hoisted uniform operands
+// and preds kept in 64-bit form save instructions in the loop but hold registers; a run that
+// runs out of registers is generated again with less (compileNativeRun).
+struct RegisterBudget {
+  size_t max_hoisted = 8;
+  bool wide_preds = true;
 };
 
 class RunGenerator final : public Xbyak::CodeGenerator {
  public:
-  // Unsupported is thrown for a run the generator cannot compile (the run stays interpreted).
+  // Unsupported is thrown for a run the generator cannot compile (the run stays interpreted);
+  // OutOfRegisters when more values are live than registers (no spilling).
   struct Unsupported {};
+  struct OutOfRegisters : Unsupported {};
 
   // Up to this many groups of eight elements are straight-line code, more a loop.
   static constexpr int64_t kMaxUnrolled = 4;
@@ -110,7 +125,8 @@ class RunGenerator final : public Xbyak::CodeGenerator {
   // The code grows from one page as it is written (read-write), and is made read-execute when
   // complete (readyRE): never writable and executable at once.
   // avx2: AVX2 instructions only (evaluator_native_avx2.cc); else AVX-512 F/VL/DQ/BW.
-  explicit RunGenerator(bool avx2) : CodeGenerator(4096, Xbyak::AutoGrow), avx2_(avx2) {}
+  explicit RunGenerator(bool avx2, RegisterBudget budget = {})
+      : CodeGenerator(4096, Xbyak::AutoGrow), avx2_(avx2), budget_(budget) {}
   size_t bytesHeld() const { return maxSize_; }  // the pages it holds
 
   // Emits the loop; code->args receives the slot behind each base pointer the code uses.
@@ -125,9 +141,8 @@ class RunGenerator final : public Xbyak::CodeGenerator {
   static constexpr int kAvx2Registers = 13;
   static constexpr size_t kBaseRegisters = 4;
   // Vector operands equal in every element (broadcast scalars, uniform constants) are broadcast
-  // into registers of their own once, before the loop: at most this many (AVX2: one; its 13 value
-  // registers, two per 64-bit value, ran out in mm512_fmadd's run with three).
-  static constexpr size_t kMaxHoisted = 8, kMaxHoistedAvx2 = 1;
+  // into registers of their own once, before the loop: at most this many (AVX2: the budget's).
+  static constexpr size_t kMaxHoisted = 8;
 
   void plan(const std::vector<FusedOp>& ops);
   void prologue();
@@ -140,7 +155,8 @@ class RunGenerator final : public Xbyak::CodeGenerator {
 
   void emitOp(const FusedOp& op, size_t k);
   Reg operand(const FusedOp& op, int o);
-  Reg allocate(int bytes);
+  Reg allocate(int bytes, bool wide = false);
+  bool wideResult(const FusedOp& op, const Reg* in) const;
   void release(const Reg& r);
   const Xbyak::Reg64& loadBase(int slot, bool store);
   Xbyak::Address element(const Xbyak::Reg64& base, int bytes, bool periodic);
@@ -164,10 +180,14 @@ class RunGenerator final : public Xbyak::CodeGenerator {
                        const Xbyak::Ymm& out);
   // dst = the low 32 bits of each 64-bit lane of lo (elements 0-3) then hi (4-7).
   void packLowHalvesAvx2(const Xbyak::Ymm& dst, const Xbyak::Ymm& lo, const Xbyak::Ymm& hi);
+  // A pred's 32-bit lane form: its register, or a wide one packed into `scratch`.
+  Xbyak::Ymm narrowPredAvx2(const Reg& r, const Xbyak::Ymm& scratch);
+  void emitPredLogicAvx2(const ElementwiseOp& d, const Reg& a, const Reg& b, const Reg& y);
   static Xbyak::Ymm lo(const Reg& r) { return Xbyak::Ymm(r.idx); }
   static Xbyak::Ymm hi(const Reg& r) { return Xbyak::Ymm(r.idx2); }
 
   bool avx2_ = false;
+  RegisterBudget budget_;
   NativeCode* code_ = nullptr;
   bool stored_any_ = false;
   std::vector<int64_t> last_read_;        // per slot: the last op of the run reading it

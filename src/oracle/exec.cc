@@ -310,6 +310,8 @@ void fill(uint8_t* dst, const uint8_t* src, uint32_t count) {
     std::memcpy(dst + i * sizeof(T), &v, sizeof(T));
 }
 
+}  // namespace
+
 void copyPieces(uint8_t* dst, const uint8_t* src, const Entry::Move& m) {
   if (m.count == 1) return copyBytes(dst, src, m.bytes);
   if (m.in_step == 0 && m.out_step == static_cast<int32_t>(m.bytes)) {
@@ -329,8 +331,6 @@ void copyPieces(uint8_t* dst, const uint8_t* src, const Entry::Move& m) {
   for (uint32_t i = 0; i < m.count; ++i)
     std::memcpy(dst + int64_t{i} * m.out_step, src + int64_t{i} * m.in_step, m.bytes);
 }
-
-}  // namespace
 
 int BatchPlan::sizeFor(int n) {
   if (n <= 2) return 2;

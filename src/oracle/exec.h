@@ -156,6 +156,9 @@ struct Entry {
   int64_t executions = 0;   // since the machine's reset (Stats' byte counters derive from it)
 };
 
+// Copies the pieces of move `m` from the slice at `src` to the slice at `dst`.
+void copyPieces(uint8_t* dst, const uint8_t* src, const Entry::Move& m);
+
 struct CacheKey {
   int32_t instruction = -1;
   taidl::SpecKey key;
@@ -221,6 +224,7 @@ class Executor {
   void discard();
   // Off: every execution runs at once (the tests compare both ways).
   void setBatching(bool on) { batching_ = on; }
+  bool batching() const { return batching_; }
 
  private:
   std::unique_ptr<Entry> build(int32_t instruction, const taidl::SpecKey& key,

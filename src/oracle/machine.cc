@@ -7,6 +7,7 @@
 
 #include "hlo/printer.h"
 #include "oracle/compiled_site.h"
+#include "oracle/direct_nest.h"
 #include "oracle/exec.h"
 #include "oracle/tasm.h"
 #include "support/strings.h"
@@ -42,8 +43,10 @@ struct Site {
     const CompiledSite* compiled = nullptr;  // owned by Machine::Impl::compiled_
     bool looked_up = false;                  // compiled_ was searched
     bool compile_done = false;               // found, compiled, or known not to qualify
-    // Loops: whether the body runs as `fast` (Machine::Impl::checkFast).
+    // Loops: whether the body runs as `fast` (Machine::Impl::checkFast), and whether the rest
+    // of an instance runs as `nest` (checkDirect).
     Fast fast_state = Fast::kUnknown;
+    Fast direct_state = Fast::kUnknown;
   };
   PerRun run;
   // Macros: the expansion of the last attribute values, with one memo per expanded call.
@@ -73,6 +76,11 @@ struct Site {
   // queue holds only such executions.
   std::vector<uint8_t> fast_disjoint;
   std::vector<uint64_t> disjoint_for;  // the CompiledSite::serial of each call (kept across runs)
+  // Loops whose statements, nested loops included, are all calls that run at once
+  // (detail::runsAtOnce): the rest of an instance runs as this nest, built for the calls whose
+  // CompiledSite::serial are `nest_for` (kept across runs).
+  std::unique_ptr<detail::DirectNest> nest;
+  std::vector<uint64_t> nest_for;
 };
 
 // Affine::eval without the overflow checks (the caller proved they cannot fail).
@@ -316,9 +324,11 @@ class Machine::Impl {
     for (int64_t v = lo; v < hi; ++v) {
       loops.back() = v;
       if (v != lo) step(s);
+      if (s.run.direct_state == Site::Fast::kYes && directRest(s, loops, hi)) break;
       if (s.run.fast_state == Site::Fast::kYes && fastBody(s, loops, inst)) continue;
       block(s.body, loops);
       if (s.run.fast_state == Site::Fast::kUnknown) checkFast(s);
+      if (s.run.direct_state == Site::Fast::kUnknown) checkDirect(s);
     }
     loops.pop_back();
   }
@@ -497,6 +507,78 @@ class Machine::Impl {
         s.disjoint_for.push_back(c->serial);
     }
     s.run.fast_state = Site::Fast::kYes;
+  }
+
+  // ---- direct loop nests (direct_nest.h) ----
+  // The iterations of loop `s` from the current one (loops.back()) to `hi` as its nest, unless
+  // something is queued or the step limit would be reached in them (the statement-by-statement
+  // path then reports it at the right statement).
+  bool directRest(Site& s, std::vector<int64_t>& loops, int64_t hi) {
+    if (exec_.queued() != 0) return false;
+    int64_t iterations = hi - loops.back();
+    int64_t steps = iterations * s.nest->stepsPerIteration() + (iterations - 1);
+    if (stats_.steps + steps > options_.max_steps) return false;
+    stats_.steps += steps;
+    stats_.nest_iterations += iterations;
+    s.nest->run(state_, loops, loops.back(), hi);
+    s.nest->forEachCall([&](const CompiledSite& c, int64_t executions) {
+      int64_t n = executions * iterations;
+      stats_.instructions += n;
+      stats_.total_cost += c.cost * n;
+      stats_.per_instruction[static_cast<size_t>(c.unit)] += n;
+      stats_.cost_per_instruction[static_cast<size_t>(c.unit)] += c.cost * n;
+      c.entry->executions += n;
+    });
+    return true;
+  }
+
+  // After the first iteration of loop `s`: whether the rest of each instance runs as a nest.
+  void checkDirect(Site& s) {
+    s.run.direct_state = Site::Fast::kNo;
+    if (!options_.compiled_sites || options_.trace) return;
+    std::vector<const CompiledSite*> calls;
+    if (!directCalls(s.body, calls)) return;
+    auto same = [](uint64_t id, const CompiledSite* c) { return id == c->serial; };
+    if (!s.nest || !std::equal(s.nest_for.begin(), s.nest_for.end(), calls.begin(), calls.end(),
+                               same)) {
+      if (!s.nest) s.nest = std::make_unique<detail::DirectNest>();
+      s.nest->clear();
+      buildNest(s.body, *s.nest);
+      s.nest_for.clear();
+      for (const CompiledSite* c : calls)
+        s.nest_for.push_back(c->serial);
+    }
+    s.run.direct_state = Site::Fast::kYes;
+  }
+
+  // The calls of `sites` and their nested loops in order, if each runs at once and every loop
+  // has constant bounds.
+  bool directCalls(const std::vector<Site>& sites, std::vector<const CompiledSite*>& calls) {
+    for (const Site& b : sites) {
+      const Stmt& st = *b.stmt;
+      if (st.kind == StmtKind::kLoop) {
+        if (!st.lo.terms.empty() || !st.hi.terms.empty() || !directCalls(b.body, calls))
+          return false;
+        continue;
+      }
+      if (st.kind != StmtKind::kCall || b.run.compiled == nullptr ||
+          !detail::runsAtOnce(*b.run.compiled, exec_.batching()))
+        return false;
+      calls.push_back(b.run.compiled);
+    }
+    return true;
+  }
+
+  void buildNest(const std::vector<Site>& sites, detail::DirectNest& nest) {
+    for (const Site& b : sites) {
+      if (b.stmt->kind == StmtKind::kLoop) {
+        nest.beginLoop(b.stmt->lo.constant, b.stmt->hi.constant);
+        buildNest(b.body, nest);
+        nest.endLoop();
+      } else {
+        nest.call(*b.run.compiled);
+      }
+    }
   }
 
   // Fills the byte counters of stats_ from the executions of each entry.

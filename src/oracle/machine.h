@@ -100,6 +100,9 @@ struct Stats {
   std::vector<std::vector<int64_t>> moved;
   std::vector<int64_t> bytes_read, bytes_written;  // per buffer
   int64_t specialisations = 0;                     // distinct (instruction, key) compiled
+  // Loop iterations run as direct nests (docs/oracle.md, "Direct loop nests"), nested ones
+  // included in their outer iteration.
+  int64_t nest_iterations = 0;
 
   // A table: instruction counts, bytes per buffer pair, total cost.
   std::string text(const taidl::Isa& isa) const;

@@ -319,6 +319,37 @@ TEST(NativeElementwise, RandomProgramsMatchTheInterpreter) {
   EXPECT_GT(native_programs, programs / 2);
 }
 
+// More uniform 64-bit operands than AVX2 hoists, each added to a value that stays live: the
+// run is generated again with fewer hoisted operands until its values fit the registers
+// (RegisterBudget), and a scalar loaded at its use shares one register between its halves,
+// which the result must not take before the second half is read. Natively run, identical.
+TEST(NativeElementwise, ManyUniformWideOperandsFitTheRegisters) {
+  std::mt19937_64 rng(11);
+  // xx is computed in the run and stays live to the end, so a scalar's register is the lowest
+  // free one when each y's result is allocated.
+  std::string text = "HloModule uniforms\n\nENTRY main {\n  x = f64[16] parameter(0)\n"
+                     "  xx = f64[16] multiply(x, x)\n";
+  std::string sum = "xx";
+  for (int k = 1; k <= 12; ++k) {
+    std::string c = "c" + std::to_string(k), v = std::to_string(k) + ".25", all = "{" + v;
+    for (int i = 1; i < 16; ++i)
+      all += ", " + v;
+    text += "  " + c + " = f64[16] constant(" + all + "})\n";
+    text += "  y" + std::to_string(k) + " = f64[16] " + (k % 2 ? "add" : "multiply") + "(xx, " +
+            c + ")\n";
+    std::string next = "sum" + std::to_string(k);
+    text += "  " + next + " = f64[16] subtract(" + sum + ", y" + std::to_string(k) + ")\n";
+    sum = next;
+  }
+  text += "  ROOT out = f64[16] add(" + sum + ", xx)\n}\n";
+  for (int i = 0; i < 20; ++i) {
+    size_t runs = expectNativeMatchesInterpreted(text, rng);
+    if (nativeLevel()) {
+      EXPECT_EQ(runs, 1u);
+    }
+  }
+}
+
 // The AMX spec's mm512_fmadd (one rounding, built from f64 operations) on `rows` x 16 lanes: 1
 // as the oracle calls it in place (two groups of eight, straight-line), 2 (the most groups
 // straight-line), 24 (batched: a loop).
