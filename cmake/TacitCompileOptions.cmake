@@ -105,3 +105,26 @@ function(tacit_simd_level_runs target)
       ENVIRONMENT "TACIT_SIMD=${level}" TIMEOUT 900 LABELS simd_level)
   endforeach()
 endfunction()
+
+# tacit_emulated_cpu_run(TEST_TARGET [EXCLUDE gtest-negative-filter]): the test executable on a
+# CPU without AVX-512 (a Haswell: AVX2 and FMA), emulated by QEMU's user mode (Debian's
+# qemu-user; scripts/setup): the portable build must start there, choose its AVX2 kernels from
+# the CPU's own answer (not TACIT_SIMD) and execute no AVX-512 instruction (docs/design.md, "SIMD
+# levels"). QEMU does not model which NaN operand, with which payload, an x86 instruction returns:
+# EXCLUDE leaves out the tests of exactly that. Not under sanitizers (their shadow memory and
+# QEMU's do not mix).
+function(tacit_emulated_cpu_run target)
+  cmake_parse_arguments(ARG "" "EXCLUDE" "" ${ARGN})
+  find_program(TACIT_QEMU_X86_64 qemu-x86_64)
+  if(NOT TACIT_QEMU_X86_64 OR TACIT_SANITIZE)
+    return()
+  endif()
+  set(filter "")
+  if(ARG_EXCLUDE)
+    set(filter "--gtest_filter=-${ARG_EXCLUDE}")
+  endif()
+  add_test(NAME EmulatedCpu.haswell.${target}
+           COMMAND ${TACIT_QEMU_X86_64} -cpu Haswell-v4 $<TARGET_FILE:${target}> --gtest_brief=1
+                   ${filter})
+  set_tests_properties(EmulatedCpu.haswell.${target} PROPERTIES TIMEOUT 900 LABELS emulated_cpu)
+endfunction()
