@@ -511,8 +511,8 @@ std::unique_ptr<Step> compileNativeRun(const std::vector<FusedOp>& ops, int64_t 
   const bool avx2 = level < simd::Level::kAvx512;
   // AVX2 has 13 value registers: what saves the most instructions first, then less of it until
   // the run's live values fit (mm512_fmadd's run holds up to six 64-bit values and preds).
-  static constexpr native::RegisterBudget kAvx2Budgets[] = {
-      {8, true}, {4, true}, {2, true}, {1, true}, {1, false}, {0, false}};
+  static constexpr native::RegisterBudget kAvx2Budgets[] = {{8, true}, {4, true},  {2, true},
+                                                            {1, true}, {1, false}, {0, false}};
   for (const native::RegisterBudget& budget : kAvx2Budgets) {
     try {
       auto generator = std::make_unique<native::RunGenerator>(avx2, budget);

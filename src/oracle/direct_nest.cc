@@ -33,9 +33,12 @@ void DirectNest::endLoop() {
   Node& n = nodes_[o.node];
   n.end = static_cast<uint32_t>(nodes_.size());
   // As block() and loop() count: the statement once, each further iteration once more, and the
-  // body per iteration.
+  // body per iteration; a loop without a body once and once per iteration.
   int64_t iterations = std::max<int64_t>(n.hi - n.lo, 0);
-  open_.back().steps += iterations == 0 ? 1 : iterations + iterations * o.steps;
+  bool empty = n.end == o.node + 1;
+  open_.back().steps += iterations == 0 ? 1
+                        : empty         ? 1 + iterations
+                                        : iterations + iterations * o.steps;
 }
 
 void DirectNest::addPtr(const CompiledSite& c, uint32_t access, int64_t extra, uint32_t arg) {

@@ -49,11 +49,11 @@ class DirectNest {
     const CompiledSite* site = nullptr;
     hlo::DirectKernel::Fn fn = nullptr;  // null: the entry's moves
     int64_t n = 0;
-    uint32_t args = 0;                   // its argument addresses in args_
-    uint32_t ptrs = 0, ptrs_end = 0;     // the addresses that are slices, in ptrs_
-    int64_t executions = 0;              // per iteration of the nest's loop
-    int64_t lo = 0, hi = 0;              // a loop's bounds
-    uint32_t end = 0;                    // a loop's body: nodes [index + 1, end)
+    uint32_t args = 0;                // its argument addresses in args_
+    uint32_t ptrs = 0, ptrs_end = 0;  // the addresses that are slices, in ptrs_
+    int64_t executions = 0;           // per iteration of the nest's loop
+    int64_t lo = 0, hi = 0;           // a loop's bounds
+    uint32_t end = 0;                 // a loop's body: nodes [index + 1, end)
   };
   // An argument address: a buffer's data, plus a constant, plus coeff * loop value per term.
   struct Ptr {

@@ -539,8 +539,8 @@ class Machine::Impl {
     std::vector<const CompiledSite*> calls;
     if (!directCalls(s.body, calls)) return;
     auto same = [](uint64_t id, const CompiledSite* c) { return id == c->serial; };
-    if (!s.nest || !std::equal(s.nest_for.begin(), s.nest_for.end(), calls.begin(), calls.end(),
-                               same)) {
+    if (!s.nest ||
+        !std::equal(s.nest_for.begin(), s.nest_for.end(), calls.begin(), calls.end(), same)) {
       if (!s.nest) s.nest = std::make_unique<detail::DirectNest>();
       s.nest->clear();
       buildNest(s.body, *s.nest);

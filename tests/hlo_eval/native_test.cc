@@ -327,16 +327,17 @@ TEST(NativeElementwise, ManyUniformWideOperandsFitTheRegisters) {
   std::mt19937_64 rng(11);
   // xx is computed in the run and stays live to the end, so a scalar's register is the lowest
   // free one when each y's result is allocated.
-  std::string text = "HloModule uniforms\n\nENTRY main {\n  x = f64[16] parameter(0)\n"
-                     "  xx = f64[16] multiply(x, x)\n";
+  std::string text =
+      "HloModule uniforms\n\nENTRY main {\n  x = f64[16] parameter(0)\n"
+      "  xx = f64[16] multiply(x, x)\n";
   std::string sum = "xx";
   for (int k = 1; k <= 12; ++k) {
     std::string c = "c" + std::to_string(k), v = std::to_string(k) + ".25", all = "{" + v;
     for (int i = 1; i < 16; ++i)
       all += ", " + v;
     text += "  " + c + " = f64[16] constant(" + all + "})\n";
-    text += "  y" + std::to_string(k) + " = f64[16] " + (k % 2 ? "add" : "multiply") + "(xx, " +
-            c + ")\n";
+    text += "  y" + std::to_string(k) + " = f64[16] " + (k % 2 ? "add" : "multiply") + "(xx, " + c +
+            ")\n";
     std::string next = "sum" + std::to_string(k);
     text += "  " + next + " = f64[16] subtract(" + sum + ", y" + std::to_string(k) + ")\n";
     sum = next;

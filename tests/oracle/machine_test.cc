@@ -1093,6 +1093,8 @@ constexpr const char* kNestedLoops = R"(kernel k hbm=8192 {
       loop k in [0, 2) {
         mm512_fmadd(dst=k + 20, src1=0, src2=2);
       }
+      loop e in [0, 3) {
+      }
     }
     mm512_fmadd(dst=i + 1, src1=i + 9, src2=0);
   }
