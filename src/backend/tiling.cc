@@ -146,7 +146,8 @@ const TiledCompiler::Impl::Made& TiledCompiler::Impl::stepKernel(TileStep step,
     Made m;
     ContractionBlock block;
     if (kind.sizes.size() > dims.size())
-      block = {kind.first.back(), kind.sizes.back(), sums.block, chain, options.reassociate};
+      block = {kind.first.back(), kind.sizes.back(), sums.block, chain,
+               options.reassociate || (contraction && contraction->exact_chain)};
     TileModuleOrReason module = buildTileModule(kernel, first, sizes, step, block);
     if (!module.tile) {
       m.why_not = where + module.reason;
@@ -261,7 +262,9 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
   r.stats.saturation.per_iteration =
       tiles.front().steps.back().compiled.stats.saturation.per_iteration;
   r.schedule = schedule;
-  if (schedule.contraction > 0 && !hlo::isInteger(contraction->type)) {
+  // (An exact chain computes the kernel itself.)
+  if (schedule.contraction > 0 && !hlo::isInteger(contraction->type) &&
+      !contraction->exact_chain) {
     TileModuleOrReason blocked = blockedKernel(kernel, schedule.contraction);
     if (!blocked.tile) return {std::nullopt, blocked.reason};
     r.computes = std::move(blocked.tile->module);

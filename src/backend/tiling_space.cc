@@ -26,6 +26,25 @@ int64_t largestAtMost(const std::set<int64_t>& s, int64_t at_most) {
   return best;
 }
 
+// Whether `dot`'s float sum may be split one product per step without re-associating it: the ISA
+// has no dot of its type (so no deeper unit to use) but multiplies and adds it elementwise (isel
+// computes a rank-1 dot that way), and the dot accumulates in its result type (docs/numerics.md:
+// f64, or f32 from operands that are not f64), so that each step's rounding is the dot's own.
+// The chain (0 + a0*b0) + (0 + a1*b1) + ... equals ((0 + a0*b0) + a1*b1) + ...: 0 + p differs
+// from p only for p = -0 (+0) or a NaN (quieted), and the running sum, which starts at +0, is
+// never -0, so adding +0 or -0 to it, or a NaN quieted or not, gives the same result.
+bool exactChain(const isel::IsaNeeds& needs, const hlo::HloInstruction& dot) {
+  const hlo::PrimitiveType t = dot.shape().elementType();
+  const bool accumulates_in_result =
+      t == hlo::PrimitiveType::kF64 ||
+      (t == hlo::PrimitiveType::kF32 &&
+       dot.operand(0)->shape().elementType() != hlo::PrimitiveType::kF64 &&
+       dot.operand(1)->shape().elementType() != hlo::PrimitiveType::kF64);
+  return accumulates_in_result && !needs.dot_types.contains(t) &&
+         needs.elementwise.contains({hlo::HloOpcode::kMultiply, t}) &&
+         needs.elementwise.contains({hlo::HloOpcode::kAdd, t});
+}
+
 }  // namespace
 
 std::optional<Contraction> contractionOf(const isel::IsaNeeds& needs, const hlo::HloModule& kernel,
@@ -36,7 +55,9 @@ std::optional<Contraction> contractionOf(const isel::IsaNeeds& needs, const hlo:
   c.extent = dot->operand(0)->shape().dim(dot->attrs().dot_dims->lhs_contracting[0]);
   c.unit_depth = largestAtMost(needs.dot_depths, c.extent);
   c.type = dot->shape().elementType();
-  c.splits = hlo::isInteger(c.type) || reassociate;
+  c.exact_chain = exactChain(needs, *dot);
+  if (c.exact_chain) c.unit_depth = 1;
+  c.splits = hlo::isInteger(c.type) || reassociate || c.exact_chain;
   return c;
 }
 
@@ -68,7 +89,8 @@ std::vector<int64_t> unitTile(const isel::IsaNeeds& needs, const hlo::HloModule&
 
 bool deepFloatContraction(const isel::Target& target, const hlo::HloModule& kernel) {
   const std::optional<Contraction> c = contractionOf(target.needs(), kernel);
-  return c && hlo::isFloat(c->type) && c->unit_depth > 0 && c->extent >= 2 * c->unit_depth;
+  return c && hlo::isFloat(c->type) && !c->exact_chain && c->unit_depth > 0 &&
+         c->extent >= 2 * c->unit_depth;
 }
 
 bool hasSteps(const isel::Target& target, const hlo::HloModule& kernel,

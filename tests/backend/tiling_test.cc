@@ -3,9 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <iterator>
+#include <span>
 #include <sstream>
 
 #include "backend/emit.h"
+#include "backend/kernel_run.h"
 #include "backend/tile_kernel.h"
 #include "backend/verify.h"
 #include "common/paths.h"
@@ -176,6 +180,49 @@ ENTRY main {
   TileModuleOrReason allowed =
       buildTileModule(*kernel, {0, 0}, {16, 16}, TileStep::kFirst, {0, 16, {}, 0, true});
   EXPECT_TRUE(allowed.tile) << allowed.reason;
+}
+
+// f32 values whose products and sums exercise every rule of a float dot's order (docs/numerics.md,
+// "dot"): signed zeros (products of -0, sums that cancel), NaNs of both signs with payloads,
+// infinities (inf * 0, inf - inf), subnormals, and values whose sums round.
+hlo::Literal specialF32(const hlo::Shape& shape, uint64_t seed) {
+  const uint32_t bits[] = {0x00000000, 0x80000000, 0x7fc12345, 0xffc00001, 0x7f800000,
+                           0xff800000, 0x00000001, 0x80000003, 0x3f800000, 0xbf800000,
+                           0x4b800001, 0x33800000, 0x7f7fffff, 0xff7fffff, 0x3eaaaaab};
+  hlo::Literal l(shape);
+  std::span<uint32_t> out = l.data<uint32_t>();
+  for (size_t i = 0; i < out.size(); ++i) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    // Mostly ordinary values, so that most sums are not NaN from their first special term.
+    const uint64_t r = seed >> 33;
+    out[i] = r % 4 == 0 ? bits[(r / 4) % std::size(bits)]
+                        : std::bit_cast<uint32_t>(static_cast<float>(static_cast<int64_t>(r % 2001) - 1000) / 256.0f);
+  }
+  return l;
+}
+
+// A float sum split one product per step adds the products in the dot's own order: the blocked
+// kernel with blocks of 1, ((0 + a0*b0) + (0 + a1*b1)) + ..., is the kernel bit for bit, signed
+// zeros and NaN payloads included (tiling_internal.h, Contraction::exact_chain).
+TEST(TileModule, AFloatSumSplitOneProductPerStepIsTheKernel) {
+  auto kernel = hlo::parseModule(R"(HloModule f
+ENTRY main {
+  a = f32[8,24] parameter(0)
+  b = f32[24,8] parameter(1)
+  ROOT d = f32[8,8] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                                 "f.hlo");
+  TileModuleOrReason unit = blockedKernel(*kernel, 1), pairs = blockedKernel(*kernel, 2);
+  ASSERT_TRUE(unit.tile && pairs.tile) << unit.reason << pairs.reason;
+  int differs_in_pairs = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    std::vector<hlo::Literal> args{specialF32(kernel->entry()->parameter(0)->shape(), seed),
+                                   specialF32(kernel->entry()->parameter(1)->shape(), seed + 99)};
+    hlo::Literal want = hlo::evaluate(*kernel, args);
+    EXPECT_TRUE(hlo::evaluate(*unit.tile->module, args).bitwiseEqual(want)) << "seed " << seed;
+    differs_in_pairs += hlo::evaluate(*pairs.tile->module, args).bitwiseEqual(want) ? 0 : 1;
+  }
+  EXPECT_GT(differs_in_pairs, 0);  // blocks of two re-associate: the inputs can tell
 }
 
 // The blocked form of a kernel: ((dot_0 + dot_1) + ...) over blocks of the contraction. Exact for
@@ -422,6 +469,57 @@ TEST(Tiling, AmxGemmKeepsItsSumsInTileRegisters) {
 // a step's loads need not wait for the previous step's compute. Every number of copies computes
 // the kernel, and the timing model says what it buys: with one copy each step's loads wait for
 // the compute on the same rows (write after read), with more they run ahead.
+// AMX has no f32 dot unit, so an f32 GEMM's contraction splits one product per step without
+// --reassociate (an exact chain): each step is a rank-1 update (broadcast, multiply, add) onto
+// sums kept in zmm registers, and the program computes the kernel itself. Checked on signed zeros,
+// subnormals, an infinity and NaN payloads, each dot meeting at most one NaN: a compiled program
+// may return either NaN when both operands of an add or multiply are NaN (docs/numerics.md).
+TEST(Tiling, AnAmxF32GemmSplitsItsSumOneProductPerStepExactly) {
+  static const taidl::Isa amx = taidl::loadIsaFile(testing::sourceDir() + "/isa/amx.taidl");
+  auto kernel = hlo::parseModule(R"(HloModule f
+ENTRY main {
+  a = f32[16,8] parameter(0)
+  b = f32[8,32] parameter(1)
+  ROOT d = f32[16,32] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                                 "f32_gemm.hlo");
+  TileSchedule s = tiles({2, 16}, {0, 1});
+  s.contraction = 1;
+  s.accumulator = "zmm";
+  CompileResult r = compile(amx, *kernel, options(s));
+  ASSERT_TRUE(r.schedule);
+  EXPECT_EQ(r.schedule->contraction, 1);
+  EXPECT_FALSE(r.computes);  // the kernel itself, not a re-association of it
+  const uint32_t b_bits[] = {0x00000000, 0x80000000, 0x00000001, 0x80000003, 0x7f800000,
+                             0x3f800000, 0xbf800000, 0x4b800001, 0x33800000, 0xbeaaaaab};
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    // A: positive, subnormals among them (no product is -inf, so no sum is inf - inf); B: any
+    // sign, zeros of both signs, +inf, and NaNs with payloads in one row only.
+    hlo::Literal a(kernel->entry()->parameter(0)->shape()), b(kernel->entry()->parameter(1)->shape());
+    uint64_t x = seed;
+    auto next = [&] { return (x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
+    for (uint32_t& v : a.data<uint32_t>())
+      v = next() % 5 == 0 ? 0x00000007 : std::bit_cast<uint32_t>(1.0f + static_cast<float>(next() % 97) / 8.0f);
+    std::span<uint32_t> bv = b.data<uint32_t>();
+    const int64_t nan_row = static_cast<int64_t>(seed % 8);
+    for (size_t i = 0; i < bv.size(); ++i) {
+      const uint64_t v = next();
+      bv[i] = static_cast<int64_t>(i / 32) == nan_row && v % 3 == 0 ? (v % 2 ? 0x7fc12345 : 0xffc00009)
+              : v % 4 == 0 ? b_bits[(v / 4) % std::size(b_bits)]
+                           : std::bit_cast<uint32_t>(static_cast<float>(static_cast<int64_t>(v % 2001) - 1000) / 64.0f);
+    }
+    const hlo::Literal* in[] = {&a, &b};
+    std::vector<hlo::Literal> got = runKernelProgram(amx, *kernel, r.program, in);
+    ASSERT_EQ(got.size(), 1u);
+    std::vector<hlo::Literal> args;
+    args.push_back(std::move(a));
+    args.push_back(std::move(b));
+    EXPECT_TRUE(got[0].bitwiseEqual(hlo::evaluate(*kernel, args))) << "seed " << seed;
+  }
+  // Without a dot of its own the ISA gives a float GEMM no deeper step to re-associate into.
+  EXPECT_FALSE(tiling::deepFloatContraction(isel::Target(amx), *kernel));
+}
+
 TEST(Tiling, MultipleBuffersVerifyAndOverlapLoadsWithCompute) {
   auto kernel = hlo::parseModule(gemm(64, 256, 64), "gemm.hlo");
   std::vector<int64_t> cycles;

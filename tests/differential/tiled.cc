@@ -256,11 +256,25 @@ void qkvKernel(Draft& d, Rng& r) {
 // ---------------------------------------------------------------------------------------------
 // AMX: u8 x s8 tile GEMMs (B in the VNNI layout T(16,4), K in blocks of 64), the int32 result in
 // T(16,16) tiles or a oneDNN-style f32 epilogue (per-column bias, scale, ReLU) ending in f32 or
-// requantised to u8; and large f32 elementwise chains on zmm rows, tiled by a given schedule.
+// requantised to u8; f32 GEMMs, whose contraction splits one product per step exactly (no f32
+// dot unit: rank-1 updates onto zmm rows, in tiles of two rows); and large f32 elementwise chains
+// on zmm rows, tiled by a given schedule.
 // ---------------------------------------------------------------------------------------------
 
 void amxKernel(Draft& d, Rng& r) {
   const int64_t u = 16;
+  if (r.chance(0.15)) {
+    const int64_t rows = 2 * r.uniform(1, 4), cols = u * r.uniform(1, 2), k = r.uniform(2, 8);
+    d.m.op("f32" + dims(rows, cols), "dot(" + d.m.param("f32" + dims(rows, k)) + ", " +
+                                         d.m.param("f32" + dims(k, cols)) +
+                                         "), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+    d.kind = "dot-f32-chain";
+    d.result = {rows, cols};
+    d.unit = {2, u};
+    d.max_tile = {2, 2 * u};  // more rows than two do not fit zmm with the sums in place
+    d.k = k, d.depth = 1, d.integer = false, d.acc_type = "f32";
+    return;
+  }
   if (r.chance(0.25)) {
     int64_t rows = extent(r, u, 8, 0.2), cols = u * r.uniform(1, 8);
     const std::string m = "f32" + dims(rows, cols);
