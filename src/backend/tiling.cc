@@ -263,8 +263,7 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
       tiles.front().steps.back().compiled.stats.saturation.per_iteration;
   r.schedule = schedule;
   // (An exact chain computes the kernel itself.)
-  if (schedule.contraction > 0 && !hlo::isInteger(contraction->type) &&
-      !contraction->exact_chain) {
+  if (schedule.contraction > 0 && !hlo::isInteger(contraction->type) && !contraction->exact_chain) {
     TileModuleOrReason blocked = blockedKernel(kernel, schedule.contraction);
     if (!blocked.tile) return {std::nullopt, blocked.reason};
     r.computes = std::move(blocked.tile->module);

@@ -102,7 +102,7 @@ void DirectNest::markWrites(State& state) const {
 
 void DirectNest::run(State& state, std::vector<int64_t>& loops, int64_t lo, int64_t hi) {
   for (Ptr& p : ptrs_)
-    p.base = state.buffers[static_cast<size_t>(p.buffer)].data() + p.offset;
+    p.data = state.buffers[static_cast<size_t>(p.buffer)].data();
   markWrites(state);
   size_t depth = loops.size() - 1;
   for (int64_t v = lo; v < hi; ++v) {
@@ -127,10 +127,10 @@ void DirectNest::body(uint32_t begin, uint32_t end, std::vector<int64_t>& loops)
     const int64_t* values = loops.data();
     for (uint32_t i = n.ptrs; i < n.ptrs_end; ++i) {
       const Ptr& p = ptrs_[i];
-      uint8_t* at = p.base;
+      int64_t at = p.offset;  // inside the buffer once summed (compileCall proved it)
       for (uint32_t t = p.terms; t < p.terms_end; ++t)
         at += terms_[t].coeff * values[terms_[t].depth];
-      args_[p.arg] = at;
+      args_[p.arg] = p.data + at;
     }
     if (n.fn != nullptr) {
       n.fn(args_.data() + n.args, n.n);

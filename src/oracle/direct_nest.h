@@ -61,7 +61,7 @@ class DirectNest {
     int32_t buffer = -1;
     int64_t offset = 0;  // the access's base offset, plus a move's offset in its slice
     uint32_t terms = 0, terms_end = 0;
-    uint8_t* base = nullptr;  // resolved per instance: the buffer's data + offset
+    uint8_t* data = nullptr;  // resolved per instance: the buffer's data
   };
   struct Term {
     int64_t coeff = 0;

@@ -196,7 +196,8 @@ hlo::Literal specialF32(const hlo::Shape& shape, uint64_t seed) {
     // Mostly ordinary values, so that most sums are not NaN from their first special term.
     const uint64_t r = seed >> 33;
     out[i] = r % 4 == 0 ? bits[(r / 4) % std::size(bits)]
-                        : std::bit_cast<uint32_t>(static_cast<float>(static_cast<int64_t>(r % 2001) - 1000) / 256.0f);
+                        : std::bit_cast<uint32_t>(
+                              static_cast<float>(static_cast<int64_t>(r % 2001) - 1000) / 256.0f);
   }
   return l;
 }
@@ -495,18 +496,22 @@ ENTRY main {
   for (uint64_t seed = 1; seed <= 8; ++seed) {
     // A: positive, subnormals among them (no product is -inf, so no sum is inf - inf); B: any
     // sign, zeros of both signs, +inf, and NaNs with payloads in one row only.
-    hlo::Literal a(kernel->entry()->parameter(0)->shape()), b(kernel->entry()->parameter(1)->shape());
+    hlo::Literal a(kernel->entry()->parameter(0)->shape()),
+        b(kernel->entry()->parameter(1)->shape());
     uint64_t x = seed;
     auto next = [&] { return (x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
     for (uint32_t& v : a.data<uint32_t>())
-      v = next() % 5 == 0 ? 0x00000007 : std::bit_cast<uint32_t>(1.0f + static_cast<float>(next() % 97) / 8.0f);
+      v = next() % 5 == 0 ? 0x00000007
+                          : std::bit_cast<uint32_t>(1.0f + static_cast<float>(next() % 97) / 8.0f);
     std::span<uint32_t> bv = b.data<uint32_t>();
     const int64_t nan_row = static_cast<int64_t>(seed % 8);
     for (size_t i = 0; i < bv.size(); ++i) {
       const uint64_t v = next();
-      bv[i] = static_cast<int64_t>(i / 32) == nan_row && v % 3 == 0 ? (v % 2 ? 0x7fc12345 : 0xffc00009)
+      bv[i] = static_cast<int64_t>(i / 32) == nan_row && v % 3 == 0
+                  ? (v % 2 ? 0x7fc12345 : 0xffc00009)
               : v % 4 == 0 ? b_bits[(v / 4) % std::size(b_bits)]
-                           : std::bit_cast<uint32_t>(static_cast<float>(static_cast<int64_t>(v % 2001) - 1000) / 64.0f);
+                           : std::bit_cast<uint32_t>(
+                                 static_cast<float>(static_cast<int64_t>(v % 2001) - 1000) / 64.0f);
     }
     const hlo::Literal* in[] = {&a, &b};
     std::vector<hlo::Literal> got = runKernelProgram(amx, *kernel, r.program, in);
