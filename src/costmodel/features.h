@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/gate.h"
 #include "oracle/program.h"
 #include "taidl/isa.h"
 
@@ -24,6 +25,9 @@ inline constexpr size_t kProbeEstimate = 15;
 struct Features {
   std::vector<std::string> names;
   std::vector<float> values;  // names.size() values
+  // The probe's estimate in its simulated and extrapolated parts (gate.h), unrounded: what a
+  // model of the probe's error corrects.
+  ProbeParts probe;
 };
 
 // The shared features' names, in order.
