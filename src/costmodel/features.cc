@@ -119,7 +119,8 @@ class Walker {
                 lg(probe.cycles_per_call),
                 lg(probe.ran ? static_cast<double>(probe.estimate) : 0),
                 lg(latency_bound),
-                lg(bound)};
+                lg(bound),
+                static_cast<float>(f.probe.coverage)};
     for (size_t i = 0; i < counts_.size(); ++i) {
       f.names.push_back("count:" + isa_.instructions[i].name.text);
       f.values.push_back(lg(counts_[i]));
@@ -217,7 +218,8 @@ const std::vector<std::string>& sharedNames() {
                                                  "log probe cycles per call",
                                                  "log probe estimate",
                                                  "log latency-bound cycles",
-                                                 "log bound cycles"};
+                                                 "log bound cycles",
+                                                 "probe coverage"};
   return names;
 }
 

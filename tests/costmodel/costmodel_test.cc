@@ -97,6 +97,7 @@ TEST(Gate, ACoveredProgramIsTheProbesAndALongOneIsCorrected) {
     const double cycles =
         static_cast<double>(timing::simulate(gemmini(), p, timing::zeroInputs(p)).cycles);
     EXPECT_DOUBLE_EQ(f.probe.coverage, 1.0);
+    EXPECT_FLOAT_EQ(f.values[kProbeCoverage], 1.0f);  // the shared feature
     EXPECT_EQ(f.probe.extrapolated, 0);
     EXPECT_FALSE(correctionOf(f.probe, cycles));  // nothing for a model to learn from
     for (double correction : {0.5, 1.0, 3.0})
@@ -114,6 +115,7 @@ TEST(Gate, ACoveredProgramIsTheProbesAndALongOneIsCorrected) {
   const double cycles =
       static_cast<double>(timing::simulate(gemmini(), p, timing::zeroInputs(p)).cycles);
   EXPECT_LT(f.probe.coverage, 0.2);
+  EXPECT_FLOAT_EQ(f.values[kProbeCoverage], static_cast<float>(f.probe.coverage));
   EXPECT_GT(f.probe.extrapolated, 2 * f.probe.simulated);
   // No correction is the probe's estimate; a correction scales the extrapolated cycles only.
   EXPECT_NEAR(gatedCycles(f.probe, 1.0), std::exp2(f.values[kProbeEstimate]) - 1, 1e-4 * cycles);
