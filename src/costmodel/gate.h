@@ -32,7 +32,10 @@ ProbeParts probeParts(const timing::Probe& probe, double bound);
 double gatedCycles(const ProbeParts& parts, double correction);
 
 // The correction that makes gatedCycles exact for a program of `cycles`: a model's training label.
-// None when nothing was extrapolated: such a program says nothing about the probe's error.
+// None when nothing was extrapolated: such a program says nothing about the probe's error. (That
+// includes a long loop nest whose steady state costs no cycles per call — the third iteration's
+// calls hidden entirely behind the second's — where the estimate is the cut's cycles and no
+// correction can move it.)
 std::optional<double> correctionOf(const ProbeParts& parts, double cycles);
 
 }  // namespace tacit::costmodel

@@ -27,7 +27,10 @@ struct Probe {
   double calls = 0;        // the whole program's calls (loop bounds at their constant parts)
   double cut_calls = 0;    // the three-iteration run's
   int64_t cut_cycles = 0;  // the three-iteration run's cycles
-  double coverage() const { return calls > 0 ? std::min(1.0, cut_calls / calls) : 1; }
+  double coverage() const {
+    if (!ran) return 0;
+    return calls > 0 ? std::min(1.0, cut_calls / calls) : 1;
+  }
   // The estimate's extrapolated part, in cycles (0 when the cut covers the program).
   double extrapolated() const { return std::max(0.0, static_cast<double>(estimate - cut_cycles)); }
 };
