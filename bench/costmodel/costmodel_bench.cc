@@ -19,8 +19,10 @@
 //
 // Four models: a regression of cycles, a ranking, a regression of the cycles' ratio to the
 // probe's estimate, and that model of the probe's error gated on the probe's coverage
-// (costmodel/gate.h). A kernel whose programs all take the same cycles has nothing to rank and is
-// left out of the means.
+// (costmodel/gate.h); the transfer tables add the gated model "checked": the source's corrections
+// kept only where they predict the k target programs better than the probe alone, else the model
+// from scratch. A kernel whose programs all take the same cycles has nothing to rank and is left
+// out of the means.
 //
 // Usage: bench_costmodel [--quick] [--cache DIR]   (--quick: fewer kernels; DIR, default
 // costmodel-data: the dataset, built on the first run, read on the next)
@@ -283,6 +285,14 @@ void heldOut(const std::vector<Sample>& data, const std::vector<Shape>& shapes,
   std::fflush(stdout);
 }
 
+// The mean absolute log error of predicted cycles: how far off, whatever the scale.
+double logError(const std::vector<double>& predicted, const std::vector<double>& cycles) {
+  double sum = 0;
+  for (size_t i = 0; i < cycles.size(); ++i)
+    sum += std::abs(std::log(std::max(1.0, predicted[i]) / std::max(1.0, cycles[i])));
+  return cycles.empty() ? 0 : sum / static_cast<double>(cycles.size());
+}
+
 // Table 2 for one pair of designs: a model trained on every source program (shared features),
 // adapted with k target samples, against one trained from scratch on the same k; tau on each
 // held-out target kernel, mean over kernels and 5 draws of the k samples.
@@ -296,17 +306,18 @@ void transfer(const std::vector<Sample>& source, const std::vector<Sample>& targ
   std::printf("%6s", "k");
   for (int r = 0; r < kKinds; ++r)
     std::printf(" %12s %9s", "transferred", "scratch");
-  std::printf("\n%6s", "");
+  std::printf(" %9s\n%6s", "gated", "");
   for (int r = 0; r < kKinds; ++r)
     std::printf(" %12s %9s", names[r], names[r]);
-  std::printf("\n");
+  std::printf(" %9s\n", "(checked)");
   Split everything = rows(
       source, [](const Sample&) { return true; }, true);
   std::optional<costmodel::Model> base[kKinds];
   for (int r = 0; r < kKinds; ++r)
     base[r] = fit(everything, static_cast<Kind>(r), paramsOf(static_cast<Kind>(r)));
   for (int64_t k : {0, 10, 50, 200, -1}) {
-    double transferred[kKinds] = {0, 0, 0, 0}, scratch[kKinds] = {0, 0, 0, 0};
+    double transferred[kKinds] = {0, 0, 0, 0}, scratch[kKinds] = {0, 0, 0, 0}, checked = 0;
+    int kept = 0;  // draws whose check kept the source
     int runs = 0;
     for (size_t held = 0; held < target_kernels; ++held) {
       std::vector<const Sample*> pool;
@@ -334,10 +345,24 @@ void transfer(const std::vector<Sample>& source, const std::vector<Sample>& targ
           std::vector<double> p =
               take == 0 ? predicted(from, test, kind)
                         : predicted(either(fit(few, kind, adapt, from), from), test, kind);
-          transferred[r] += costmodel::kendallTau(p, test.y);
-          if (take > 0)
-            scratch[r] += costmodel::kendallTau(
-                predicted(either(fit(few, kind, paramsOf(kind))), test, kind), test.y);
+          const double t = costmodel::kendallTau(p, test.y);
+          transferred[r] += t;
+          if (take == 0) {
+            if (kind == kGated) checked += t;  // no target program: nothing to check against
+            continue;
+          }
+          const double from_scratch = costmodel::kendallTau(
+              predicted(either(fit(few, kind, paramsOf(kind))), test, kind), test.y);
+          scratch[r] += from_scratch;
+          // Checked: the source's corrections kept only where, on the k target programs, they
+          // predict the cycles better than no correction (the probe's estimate); otherwise the
+          // model from scratch on those programs.
+          if (kind == kGated) {
+            const bool keep = logError(predicted(from, few, kind), few.y) <
+                              logError(predicted(nullptr, few, kind), few.y);
+            checked += keep ? t : from_scratch;
+            kept += keep;
+          }
         }
         ++runs;
         if (k < 0) break;  // all samples: one draw
@@ -350,7 +375,11 @@ void transfer(const std::vector<Sample>& source, const std::vector<Sample>& targ
     for (int r = 0; r < kKinds; ++r)
       std::printf(" %12s %9s", cell(transferred[r], false).c_str(),
                   cell(scratch[r], k == 0).c_str());
-    std::printf("\n");
+    std::printf(
+        " %9s %s\n", cell(checked, false).c_str(),
+        k == 0
+            ? ""
+            : ("(source kept " + std::to_string(kept) + "/" + std::to_string(runs) + ")").c_str());
     std::fflush(stdout);
   }
 }
