@@ -1,22 +1,28 @@
 // Learned cost models against the timing model (issue 24, items 3 and 4; docs/costmodel.md).
 //
 // Data: int8 GEMMs of several shapes on Gemmini (and u8·s8 GEMMs on AMX, int8 GEMMs in layout tiles
-// on TPUv1); each kernel's tuning
-// space (backend/tune.h) built, every schedule's program simulated in full by the timing model (the
-// label) and described by its features (costmodel/features.h: sums over the text and a probe of
-// the loop nest cut to three iterations per loop). Two tables:
+// on TPUv1, bf16 GEMMs on Trainium, whose spaces split the float contraction: --reassociate);
+// each kernel's tuning space (backend/tune.h) built, every schedule's program simulated in full by
+// the timing model (the label) and described by its features (costmodel/features.h: sums over the
+// text and a probe of the loop nest cut to three iterations per loop). Two tables:
 //
-//  1. held-out kernels (Gemmini, then AMX): for each kernel, a model trained on the other
-//     kernels' programs ranks this kernel's schedules; Kendall's tau against the timing model's
-//     ranking, the MAPE, and the cycles of the ranking model's first choice over the best;
+//  1. held-out kernels (Gemmini, AMX, TPUv1, Trainium): for each kernel, a model trained on the
+//     other kernels' programs ranks this kernel's schedules; Kendall's tau against the timing
+//     model's ranking, the MAPE, the cycles of the ranking model's first choice over the best, and
+//     the probe's coverage (the share of the program's calls its cut ran);
 //  2. transfer to a new accelerator design (Gemmini with a 32x32 array, DIM=32): a model trained
 //     on DIM=16 (shared features only) and adapted with k DIM=32 samples, against one trained
 //     from scratch on the same k samples; tau on the held-out DIM=32 kernels, for k in
 //     {0, 10, 50, 200, all}, averaged over 5 draws of the samples; and across accelerators, AMX ->
-//     Gemmini DIM=16 and Gemmini DIM=16 -> TPUv1 (the same table, the target's kernels held out
-//     in turn). Three models: a
-//     regression of cycles, a ranking, and a regression of the cycles' ratio to the probe's
-//     estimate.
+//     Gemmini DIM=16, Gemmini DIM=16 -> TPUv1 and Gemmini DIM=16 -> Trainium (the same table, the
+//     target's kernels held out in turn).
+//
+// Four models: a regression of cycles, a ranking, a regression of the cycles' ratio to the
+// probe's estimate, and that model of the probe's error gated on the probe's coverage
+// (costmodel/gate.h); the transfer tables add the gated model "checked": the source's corrections
+// kept only where they predict the k target programs better than the probe alone, else the model
+// from scratch. A kernel whose programs all take the same cycles has nothing to rank and is left
+// out of the means.
 //
 // Usage: bench_costmodel [--quick] [--cache DIR]   (--quick: fewer kernels; DIR, default
 // costmodel-data: the dataset, built on the first run, read on the next)
@@ -26,7 +32,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -34,6 +42,7 @@
 #include "backend/tune.h"
 #include "common/gemm_hlo.h"
 #include "costmodel/features.h"
+#include "costmodel/gate.h"
 #include "costmodel/model.h"
 #include "hlo/parser.h"
 #include "isel/target.h"
@@ -54,6 +63,7 @@ struct Shape {
 struct Sample {
   size_t kernel = 0;
   std::vector<float> all, shared;
+  costmodel::ProbeParts probe;  // what a model of the probe's error corrects (costmodel/gate.h)
   double cycles = 0;
 };
 
@@ -62,9 +72,12 @@ struct Sample {
 // `tacit run --timing`) and read back from there when present.
 // `label` names the design (a cache directory prefix and the printed name); `gemm` writes the
 // design's GEMM kernel of a shape (bench/common/gemm_hlo.h).
+// `reassociate`: a float GEMM's space with its contraction split in blocks (the programs compute
+// the blocked kernel, CompileOptions::reassociate; their cycles are what is learnt).
 std::vector<Sample> dataset(const taidl::Isa& isa, const std::string& label,
                             std::string (*gemm)(int64_t, int64_t, int64_t),
-                            const std::vector<Shape>& shapes, const std::string& cache) {
+                            const std::vector<Shape>& shapes, const std::string& cache,
+                            bool reassociate = false) {
   const isel::Target target(isa);
   std::vector<Sample> out;
   for (size_t k = 0; k < shapes.size(); ++k) {
@@ -80,6 +93,7 @@ std::vector<Sample> dataset(const taidl::Isa& isa, const std::string& label,
       const Shape& x = shapes[k];
       auto kernel = hlo::parseModule(gemm(x.m, x.k, x.n), "gemm.hlo");
       backend::CompileOptions options;
+      options.reassociate = reassociate;
       backend::Tuner tuner(target, *kernel, options);
       backend::TuneResult r = tuner.search({.method = backend::TuneMethod::kExhaustive});
       std::map<std::string, int64_t> cycles;
@@ -98,7 +112,7 @@ std::vector<Sample> dataset(const taidl::Isa& isa, const std::string& label,
       costmodel::Features f = costmodel::programFeatures(isa, p);
       out.push_back(Sample{
           k, f.values, std::vector<float>(f.values.begin(), f.values.begin() + costmodel::kShared),
-          cycles});
+          f.probe, cycles});
     }
     std::printf("  %-10s %-12s %zu programs\n", label.c_str(), shapes[k].name().c_str(),
                 programs.size());
@@ -111,6 +125,7 @@ struct Split {
   std::vector<std::vector<float>> x;
   std::vector<double> y;
   std::vector<size_t> kernel;
+  std::vector<costmodel::ProbeParts> probe;
   // The sizes of the runs of rows of one kernel (a ranking model's groups).
   std::vector<unsigned> groups() const {
     std::vector<unsigned> g;
@@ -126,6 +141,7 @@ struct Split {
     x.push_back(shared ? d.shared : d.all);
     y.push_back(d.cycles);
     kernel.push_back(d.kernel);
+    probe.push_back(d.probe);
   }
 };
 
@@ -144,75 +160,137 @@ costmodel::TrainParams objective(bool ranking) {
   return p;
 }
 
-// Table 1 for one design: per kernel, a model trained on the other kernels' programs.
+// The models: a regression of cycles; a ranking; a regression of the ratio of the cycles to the
+// probe's estimate (where no probe ran, to the largest analytic bound: costmodel/gate.h),
+// multiplied back by it; and the same model of the probe's error gated (costmodel/gate.h): trained
+// on the correction of the estimate's extrapolated part and applied to that part only, so that
+// where the probe's cut covers the program the prediction is the probe's estimate. The ratio
+// models' labels are scaled by 1000: the model takes the log of labels of at least 1.
+enum Kind { kCycles, kRank, kRatio, kGated };
+constexpr int kKinds = 4;
+
+// The rows a model of `kind` learns from and their labels: a gated model's, the rows whose probe
+// extrapolated something (a covered program says nothing about the probe's error).
+std::pair<Split, std::vector<double>> learnable(const Split& s, Kind kind) {
+  if (kind == kCycles || kind == kRank) return {s, s.y};
+  Split out;
+  std::vector<double> y;
+  for (size_t i = 0; i < s.y.size(); ++i) {
+    double label = s.y[i] / s.probe[i].estimate();
+    if (kind == kGated) {
+      std::optional<double> c = costmodel::correctionOf(s.probe[i], s.y[i]);
+      if (!c) continue;
+      label = *c;
+    }
+    out.x.push_back(s.x[i]);
+    out.y.push_back(s.y[i]);
+    out.kernel.push_back(s.kernel[i]);
+    out.probe.push_back(s.probe[i]);
+    y.push_back(1000 * label);
+  }
+  return {std::move(out), std::move(y)};
+}
+
+// A model of `kind` trained on what it can learn from `s`, continuing `base` when given; none when
+// `s` holds nothing to learn (the base, if any, stands).
+std::optional<costmodel::Model> fit(const Split& s, Kind kind, costmodel::TrainParams params,
+                                    const costmodel::Model* base = nullptr) {
+  auto [rows, y] = learnable(s, kind);
+  if (rows.y.empty()) return std::nullopt;
+  return costmodel::Model::train(rows.x, y, params, base, rows.groups());
+}
+
+const costmodel::Model* either(const std::optional<costmodel::Model>& m,
+                               const costmodel::Model* otherwise = nullptr) {
+  return m ? &*m : otherwise;
+}
+
+costmodel::TrainParams paramsOf(Kind kind) {
+  return objective(kind == kRank);
+}
+
+// Cycles (or, for kRank, scores in the cycles' order). A gated model that learnt nothing applies
+// no correction: the probe's estimate.
+std::vector<double> predicted(const costmodel::Model* m, const Split& s, Kind kind) {
+  std::vector<double> p = m ? m->predict(s.x) : std::vector<double>(s.y.size(), 1000);
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (kind == kRatio) p[i] *= s.probe[i].estimate() / 1000;
+    if (kind == kGated) p[i] = costmodel::gatedCycles(s.probe[i], p[i] / 1000);
+  }
+  return p;
+}
+
+// Whether a kernel's programs differ in cycles at all: one whose schedules all take the same
+// cycles has no order to rank (tau is undefined; counted as 0 it would only lower the means).
+bool ranks(const std::vector<double>& cycles) {
+  return std::adjacent_find(cycles.begin(), cycles.end(), std::not_equal_to<>()) != cycles.end();
+}
+
+// Table 1 for one design: per kernel, models trained on the other kernels' programs.
 void heldOut(const std::vector<Sample>& data, const std::vector<Shape>& shapes,
              const std::string& label) {
   std::printf("\n1. held-out kernels, %s (%zu programs of %zu kernels; all features)\n",
               label.c_str(), data.size(), shapes.size());
-  std::printf("%-14s %9s %10s %10s %10s %10s %11s\n", "kernel", "programs", "tau (reg)",
-              "MAPE (reg)", "tau (rank)", "top-1", "tau (probe)");
-  double tau_reg = 0, tau_rank = 0, log_regret = 0, tau_probe = 0;
+  std::printf("%-14s %9s %9s %10s %10s %10s %10s %11s %11s %11s %12s\n", "kernel", "programs",
+              "coverage", "tau (reg)", "MAPE (reg)", "tau (rank)", "top-1", "tau (probe)",
+              "tau (ratio)", "tau (gated)", "MAPE (gated)");
+  double sum[kKinds] = {0, 0, 0, 0}, log_regret = 0, tau_probe = 0, coverage_sum = 0;
+  size_t counted = 0;
   for (size_t k = 0; k < shapes.size(); ++k) {
     Split train = rows(
         data, [&](const Sample& s) { return s.kernel != k; }, false);
     Split test = rows(
         data, [&](const Sample& s) { return s.kernel == k; }, false);
-    std::vector<double> reg =
-        costmodel::Model::train(train.x, train.y, objective(false)).predict(test.x);
-    std::vector<double> rank =
-        costmodel::Model::train(train.x, train.y, objective(true), nullptr, train.groups())
-            .predict(test.x);
-    const double a = costmodel::kendallTau(reg, test.y), b = costmodel::kendallTau(rank, test.y);
-    tau_reg += a;
-    tau_rank += b;
+    if (!ranks(test.y)) {
+      std::printf(
+          "%-14s %9zu   (every program %.0f cycles: nothing to rank, left out of the means)\n",
+          shapes[k].name().c_str(), test.y.size(), test.y.front());
+      continue;
+    }
+    ++counted;
+    std::vector<double> p[kKinds], tau(kKinds);
+    for (int r = 0; r < kKinds; ++r) {
+      const Kind kind = static_cast<Kind>(r);
+      p[r] = predicted(either(fit(train, kind, paramsOf(kind))), test, kind);
+      tau[r] = costmodel::kendallTau(p[r], test.y);
+      sum[r] += tau[r];
+    }
     // What a search keeping the ranking model's first choice would get: its cycles over the
     // kernel's best.
+    const std::vector<double>& rank = p[kRank];
     const size_t first =
         static_cast<size_t>(std::min_element(rank.begin(), rank.end()) - rank.begin());
     const double regret = test.y[first] / *std::min_element(test.y.begin(), test.y.end());
     log_regret += std::log(regret);
-    // The probe's estimate alone as the ranking (no learning): what the model adds to it.
+    // The probe's estimate alone as the ranking (no learning): what the models add to it.
     std::vector<double> probe;
-    for (const std::vector<float>& x : test.x)
-      probe.push_back(x[costmodel::kProbeEstimate]);
+    double coverage = 0;
+    for (const costmodel::ProbeParts& x : test.probe) {
+      probe.push_back(x.estimate());
+      coverage += x.coverage;
+    }
+    coverage /= static_cast<double>(test.probe.size());
+    coverage_sum += coverage;
     const double c = costmodel::kendallTau(probe, test.y);
     tau_probe += c;
-    std::printf("%-14s %9zu %10.3f %9.1f%% %10.3f %9.3fx %11.3f\n", shapes[k].name().c_str(),
-                test.y.size(), a, 100 * costmodel::mape(reg, test.y), b, regret, c);
+    std::printf("%-14s %9zu %9.3f %10.3f %9.1f%% %10.3f %9.3fx %11.3f %11.3f %11.3f %11.1f%%\n",
+                shapes[k].name().c_str(), test.y.size(), coverage, tau[kCycles],
+                100 * costmodel::mape(p[kCycles], test.y), tau[kRank], regret, c, tau[kRatio],
+                tau[kGated], 100 * costmodel::mape(p[kGated], test.y));
   }
-  const double n = static_cast<double>(shapes.size());
-  std::printf("%-14s %9s %10.3f %10s %10.3f %9.3fx %11.3f\n", "mean", "", tau_reg / n, "",
-              tau_rank / n, std::exp(log_regret / n), tau_probe / n);
+  const double n = static_cast<double>(counted);
+  std::printf("%-14s %9s %9.3f %10.3f %10s %10.3f %9.3fx %11.3f %11.3f %11.3f\n", "mean", "",
+              coverage_sum / n, sum[kCycles] / n, "", sum[kRank] / n, std::exp(log_regret / n),
+              tau_probe / n, sum[kRatio] / n, sum[kGated] / n);
+  std::fflush(stdout);
 }
 
-// What the ratio model scales: the probe's estimate of the cycles (a residual model of it), or,
-// where the probe did not run, the largest of the analytic bounds the shared features compute (the
-// last); both as log2(1 + cycles).
-double bound(const std::vector<float>& x) {
-  const double probe = std::exp2(static_cast<double>(x[costmodel::kProbeEstimate])) - 1;
-  if (probe >= 1) return probe;
-  return std::max(1.0, std::exp2(static_cast<double>(x[costmodel::kShared - 1])) - 1);
-}
-
-// The three models of table 2: regression of cycles, ranking, and regression of the ratio of the
-// cycles to the bound (labels scaled by 1000: the model takes the log of labels of at least 1).
-enum Kind { kCycles, kRank, kRatio };
-
-std::vector<double> labels(const Split& s, Kind kind) {
-  if (kind != kRatio) return s.y;
-  std::vector<double> y;
-  for (size_t i = 0; i < s.y.size(); ++i)
-    y.push_back(1000 * s.y[i] / bound(s.x[i]));
-  return y;
-}
-
-std::vector<double> predicted(const costmodel::Model& m, const Split& s, Kind kind) {
-  std::vector<double> p = m.predict(s.x);
-  if (kind == kRatio) {
-    for (size_t i = 0; i < p.size(); ++i)
-      p[i] *= bound(s.x[i]) / 1000;
-  }
-  return p;
+// The mean absolute log error of predicted cycles: how far off, whatever the scale.
+double logError(const std::vector<double>& predicted, const std::vector<double>& cycles) {
+  double sum = 0;
+  for (size_t i = 0; i < cycles.size(); ++i)
+    sum += std::abs(std::log(std::max(1.0, predicted[i]) / std::max(1.0, cycles[i])));
+  return cycles.empty() ? 0 : sum / static_cast<double>(cycles.size());
 }
 
 // Table 2 for one pair of designs: a model trained on every source program (shared features),
@@ -224,19 +302,22 @@ void transfer(const std::vector<Sample>& source, const std::vector<Sample>& targ
       "\n2. transfer %s (shared features; tau on each held-out target kernel, mean over "
       "kernels and 5 draws of the k samples)\n",
       label.c_str());
-  std::printf("%6s %12s %9s %12s %9s %12s %9s\n", "k", "transferred", "scratch", "transferred",
-              "scratch", "transferred", "scratch");
-  std::printf("%6s %12s %9s %12s %9s %12s %9s\n", "", "(reg)", "(reg)", "(rank)", "(rank)",
-              "(ratio)", "(ratio)");
+  const char* names[kKinds] = {"(reg)", "(rank)", "(ratio)", "(gated)"};
+  std::printf("%6s", "k");
+  for (int r = 0; r < kKinds; ++r)
+    std::printf(" %12s %9s", "transferred", "scratch");
+  std::printf(" %9s\n%6s", "gated", "");
+  for (int r = 0; r < kKinds; ++r)
+    std::printf(" %12s %9s", names[r], names[r]);
+  std::printf(" %9s\n", "(checked)");
   Split everything = rows(
       source, [](const Sample&) { return true; }, true);
-  const costmodel::Model base[3] = {
-      costmodel::Model::train(everything.x, everything.y, objective(false)),
-      costmodel::Model::train(everything.x, everything.y, objective(true), nullptr,
-                              everything.groups()),
-      costmodel::Model::train(everything.x, labels(everything, kRatio), objective(false))};
+  std::optional<costmodel::Model> base[kKinds];
+  for (int r = 0; r < kKinds; ++r)
+    base[r] = fit(everything, static_cast<Kind>(r), paramsOf(static_cast<Kind>(r)));
   for (int64_t k : {0, 10, 50, 200, -1}) {
-    double transferred[3] = {0, 0, 0}, scratch[3] = {0, 0, 0};
+    double transferred[kKinds] = {0, 0, 0, 0}, scratch[kKinds] = {0, 0, 0, 0}, checked = 0;
+    int kept = 0;  // draws whose check kept the source
     int runs = 0;
     for (size_t held = 0; held < target_kernels; ++held) {
       std::vector<const Sample*> pool;
@@ -244,6 +325,7 @@ void transfer(const std::vector<Sample>& source, const std::vector<Sample>& targ
         if (s.kernel != held) pool.push_back(&s);
       Split test = rows(
           target, [&](const Sample& s) { return s.kernel == held; }, true);
+      if (!ranks(test.y)) continue;  // nothing to rank (as in table 1)
       for (uint64_t draw = 1; draw <= 5; ++draw) {
         std::vector<const Sample*> order = pool;
         std::mt19937_64 rng(draw);
@@ -255,23 +337,32 @@ void transfer(const std::vector<Sample>& source, const std::vector<Sample>& targ
         Split few;
         for (const Sample* s : order)
           few.add(*s, true);
-        for (int r = 0; r < 3; ++r) {
+        for (int r = 0; r < kKinds; ++r) {
           const Kind kind = static_cast<Kind>(r);
-          costmodel::TrainParams adapt = objective(kind == kRank);
+          costmodel::TrainParams adapt = paramsOf(kind);
           adapt.rounds = 50;
-          const std::vector<double> y = labels(few, kind);
+          const costmodel::Model* from = either(base[r]);
           std::vector<double> p =
-              take == 0
-                  ? predicted(base[r], test, kind)
-                  : predicted(costmodel::Model::train(few.x, y, adapt, &base[r], few.groups()),
-                              test, kind);
-          transferred[r] += costmodel::kendallTau(p, test.y);
-          if (take > 0)
-            scratch[r] += costmodel::kendallTau(
-                predicted(costmodel::Model::train(few.x, y, objective(kind == kRank), nullptr,
-                                                  few.groups()),
-                          test, kind),
-                test.y);
+              take == 0 ? predicted(from, test, kind)
+                        : predicted(either(fit(few, kind, adapt, from), from), test, kind);
+          const double t = costmodel::kendallTau(p, test.y);
+          transferred[r] += t;
+          if (take == 0) {
+            if (kind == kGated) checked += t;  // no target program: nothing to check against
+            continue;
+          }
+          const double from_scratch = costmodel::kendallTau(
+              predicted(either(fit(few, kind, paramsOf(kind))), test, kind), test.y);
+          scratch[r] += from_scratch;
+          // Checked: the source's corrections kept only where, on the k target programs, they
+          // predict the cycles better than no correction (the probe's estimate); otherwise the
+          // model from scratch on those programs.
+          if (kind == kGated) {
+            const bool keep = logError(predicted(from, few, kind), few.y) <
+                              logError(predicted(nullptr, few, kind), few.y);
+            checked += keep ? t : from_scratch;
+            kept += keep;
+          }
         }
         ++runs;
         if (k < 0) break;  // all samples: one draw
@@ -280,12 +371,31 @@ void transfer(const std::vector<Sample>& source, const std::vector<Sample>& targ
     auto cell = [&](double v, bool none) {
       return none ? std::string("-") : std::to_string(v / runs).substr(0, 5);
     };
-    std::printf("%6s %12s %9s %12s %9s %12s %9s\n", k < 0 ? "all" : std::to_string(k).c_str(),
-                cell(transferred[0], false).c_str(), cell(scratch[0], k == 0).c_str(),
-                cell(transferred[1], false).c_str(), cell(scratch[1], k == 0).c_str(),
-                cell(transferred[2], false).c_str(), cell(scratch[2], k == 0).c_str());
+    std::printf("%6s", k < 0 ? "all" : std::to_string(k).c_str());
+    for (int r = 0; r < kKinds; ++r)
+      std::printf(" %12s %9s", cell(transferred[r], false).c_str(),
+                  cell(scratch[r], k == 0).c_str());
+    std::printf(
+        " %9s %s\n", cell(checked, false).c_str(),
+        k == 0
+            ? ""
+            : ("(source kept " + std::to_string(kept) + "/" + std::to_string(runs) + ")").c_str());
     std::fflush(stdout);
   }
+}
+
+// Trainium's bf16 GEMM with fp32 sums, A given transposed (the stationary operand's layout,
+// K x M) as NKI's matmul takes it: C = bf16(At^T . B). Its contraction is deeper than nc_matmul's
+// 128 partitions, so its schedules split it, re-associating the float sum (docs/numerics.md).
+std::string trainiumGemmHlo(int64_t m, int64_t k, int64_t n) {
+  auto t = [](const char* type, int64_t a, int64_t b) {
+    return std::string(type) + "[" + std::to_string(a) + "," + std::to_string(b) + "]";
+  };
+  return "HloModule gemm, entry_computation_layout={(" + t("bf16", k, m) + ", " + t("bf16", k, n) +
+         ")->" + t("bf16", m, n) + "}\nENTRY main {\n  at = " + t("bf16", k, m) +
+         " parameter(0)\n  b = " + t("bf16", k, n) + " parameter(1)\n  d = " + t("f32", m, n) +
+         " dot(at, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n  ROOT c = " +
+         t("bf16", m, n) + " convert(d)\n}\n";
 }
 
 }  // namespace
@@ -308,10 +418,19 @@ int main(int argc, char** argv) {
   const taidl::Isa dim32 = taidl::loadIsaFile(isa_dir + "gemmini.taidl", {{"DIM", 32}});
   const taidl::Isa amx = taidl::loadIsaFile(isa_dir + "amx.taidl");
   const taidl::Isa tpuv1 = taidl::loadIsaFile(isa_dir + "tpuv1.taidl");
+  const taidl::Isa trainium = taidl::loadIsaFile(isa_dir + "trainium.taidl");
   // TPUv1's GEMMs in 256x256 layout tiles (its tuning space: docs/tuning.md).
   std::vector<Shape> tpu_shapes = {{256, 512, 256},  {512, 256, 512},  {512, 512, 512},
                                    {256, 1024, 512}, {1024, 512, 256}, {512, 1024, 1024}};
   if (quick) tpu_shapes.resize(3);
+  // Trainium's: one 128-row block (M = 128) and N at most 512, one nc_matmul wide: the shapes
+  // whose operand windows are whole rows, the only ones whose tiles compile today (a window of
+  // part of a row, a pitched DMA, is not found: docs/costmodel.md); K from 4 to 16 blocks.
+  std::vector<Shape> trn_shapes;
+  for (int64_t k : {512, 1024, 2048})
+    for (int64_t n : {256, 384, 512})
+      trn_shapes.push_back({128, k, n});
+  if (quick) trn_shapes.resize(4);
   auto gemmini = [](int64_t m, int64_t k, int64_t n) { return bench::gemmHlo(m, k, n); };
   std::printf("building the datasets (every schedule simulated in full):\n");
   const std::vector<Sample> source = dataset(dim16, "dim16", gemmini, source_shapes, cache);
@@ -321,9 +440,13 @@ int main(int argc, char** argv) {
       dataset(tpuv1, "tpuv1", bench::tpuGemmHlo, tpu_shapes, cache);
   heldOut(source, source_shapes, "Gemmini DIM=16");
   heldOut(amx_data, source_shapes, "AMX");
+  const std::vector<Sample> trn_data =
+      dataset(trainium, "trainium", trainiumGemmHlo, trn_shapes, cache, /*reassociate=*/true);
   heldOut(tpu_data, tpu_shapes, "TPUv1");
+  heldOut(trn_data, trn_shapes, "Trainium (bf16, --reassociate)");
   transfer(source, target, target_shapes.size(), "Gemmini DIM=16 -> DIM=32");
   transfer(amx_data, source, source_shapes.size(), "AMX -> Gemmini DIM=16");
   transfer(source, tpu_data, tpu_shapes.size(), "Gemmini DIM=16 -> TPUv1");
+  transfer(source, trn_data, trn_shapes.size(), "Gemmini DIM=16 -> Trainium");
   return 0;
 }

@@ -45,6 +45,7 @@ std::string TileSchedule::json() const {
     out += ", \"contraction\": " + std::to_string(contraction) +
            ", \"accumulator\": " + quote(accumulator, Escapes::kJson);
   if (buffers != 1) out += ", \"buffers\": " + std::to_string(buffers);
+  if (reassociate) out += ", \"reassociate\": true";
   return out + "}\n";
 }
 
@@ -73,9 +74,9 @@ TileSchedule TileSchedule::parse(const std::string& text, const std::string& fil
   if (!j.is_object()) fail(file, {1, 1}, "a schedule is a JSON object");
   for (const auto& [key, value] : j.items()) {
     if (key != "tile" && key != "order" && key != "contraction" && key != "accumulator" &&
-        key != "buffers")
+        key != "buffers" && key != "reassociate")
       fail(file, {1, 1}, "unknown schedule member \"" + key + "\"",
-           "members: tile, order, contraction, accumulator, buffers");
+           "members: tile, order, contraction, accumulator, buffers, reassociate");
   }
   TileSchedule s{integers(j, "tile", file), integers(j, "order", file), 0, ""};
   if (auto c = j.find("contraction"); c != j.end()) {
@@ -96,6 +97,12 @@ TileSchedule TileSchedule::parse(const std::string& text, const std::string& fil
            "\"buffers\" is a number of copies in [1, " + std::to_string(kMaxBuffers) + "], not " +
                b->dump());
     s.buffers = b->get<int64_t>();
+  }
+  if (auto r = j.find("reassociate"); r != j.end()) {
+    if (!r->is_boolean()) fail(file, {1, 1}, "\"reassociate\" is true or false, not " + r->dump());
+    s.reassociate = r->get<bool>();
+    if (s.reassociate && s.contraction == 0)
+      fail(file, {1, 1}, "\"reassociate\" marks a split contraction: it needs \"contraction\"");
   }
   return s;
 }

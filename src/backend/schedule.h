@@ -12,17 +12,20 @@ namespace tacit::backend {
 // contraction's loop is innermost), optionally the block a kernel's one integer dot contracts
 // per step, with the on-chip buffer that carries the partial sums from step to step, and how many
 // copies of a tile kernel's on-chip data take turns over iterations of its innermost loop
-// (2: double buffering; docs/backend.md "Tiled compilation").
+// (2: double buffering; docs/backend.md "Tiled compilation"). A split float contraction is marked
+// `reassociate`: its program sums block by block, the kernel re-associated (docs/numerics.md), and
+// compiles only under CompileOptions::reassociate.
 struct TileSchedule {
   std::vector<int64_t> tile;
   std::vector<int64_t> order;
-  int64_t contraction = 0;  // 0: the contraction whole in every tile
-  std::string accumulator;  // a buffer of the ISA (with contraction)
-  int64_t buffers = 1;      // 1 to kMaxBuffers
+  int64_t contraction = 0;   // 0: the contraction whole in every tile
+  std::string accumulator;   // a buffer of the ISA (with contraction)
+  int64_t buffers = 1;       // 1 to kMaxBuffers
+  bool reassociate = false;  // the contraction split is of a float sum (with contraction)
   static constexpr int64_t kMaxBuffers = 8;
   friend bool operator==(const TileSchedule&, const TileSchedule&) = default;
   // {"tile": [16, 16], "order": [0, 1]}, plus "contraction": 64, "accumulator": "acc" when split
-  // and "buffers": N when buffered more than once
+  // and "buffers": N when buffered more than once, "reassociate": true for a split float sum
   std::string json() const;
   // Parses a JSON object with those members (tile and order required); anything else is a
   // DiagnosticError at `file`, line and column. Whether it fits a kernel is compileTiled's check.

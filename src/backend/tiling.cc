@@ -267,6 +267,7 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
     TileModuleOrReason blocked = blockedKernel(kernel, schedule.contraction);
     if (!blocked.tile) return {std::nullopt, blocked.reason};
     r.computes = std::move(blocked.tile->module);
+    r.schedule->reassociate = true;  // what an emitted schedule records
   }
   std::ostringstream text;
   text << "tiles " << join(schedule.tile, "x") << ", loops over dimensions "

@@ -300,6 +300,8 @@ void checkSchedule(const taidl::Isa& isa, const TileSchedule& s, const std::vect
          ": only a kernel of one dot with one contracting dimension splits its contraction, "
          "of integers, or of floats with --reassociate (a float sum is otherwise never "
          "re-associated)");
+  if (s.reassociate && hlo::isInteger(contraction->type))
+    fail(what + ": \"reassociate\" marks a float contraction (an integer sum splits without it)");
   if (contraction->extent % s.contraction != 0 || contraction->extent / s.contraction < 2)
     fail(what + ": the contraction (" + std::to_string(contraction->extent) +
          ") is not two or more blocks of " + std::to_string(s.contraction));

@@ -17,6 +17,7 @@
 
 #include "backend/tiling.h"
 #include "backend/tiling_internal.h"
+#include "hlo/dtype.h"
 #include "support/strings.h"
 #include "timing/probe.h"
 #include "timing/timing.h"
@@ -114,14 +115,15 @@ TuneEvaluation TuneEvaluation::parse(const std::string& text, const std::string&
   return e;
 }
 
-std::vector<TileSchedule> tuningSpace(const isel::Target& target, const hlo::HloModule& kernel) {
+std::vector<TileSchedule> tuningSpace(const isel::Target& target, const hlo::HloModule& kernel,
+                                      bool reassociate) {
   const hlo::Shape& result = kernel.entry()->root()->shape();
   if (!result.isArray() || result.rank() == 0) return {};
   const std::vector<int64_t> dims = result.dims();
   const std::vector<int64_t> unit = tiling::unitTile(target.needs(), kernel);
   if (unit.empty()) return {};
   const std::optional<tiling::Contraction> contraction =
-      tiling::contractionOf(target.needs(), kernel);
+      tiling::contractionOf(target.needs(), kernel, reassociate);
   const taidl::Isa& isa = target.isa();
   // Tiles: 1, 2 and 4 unit tiles per dimension (at most the dimension).
   std::vector<std::vector<int64_t>> tiles{{}};
@@ -164,6 +166,8 @@ std::vector<TileSchedule> tuningSpace(const isel::Target& target, const hlo::Hlo
             TileSchedule x = s;
             x.contraction = block;
             x.accumulator = isa.buffers[b].name.text;
+            // A float sum split in blocks: the program computes the blocked kernel.
+            x.reassociate = !hlo::isInteger(contraction->type);
             variants.push_back(std::move(x));
           }
         }
@@ -194,7 +198,8 @@ struct Tuner::Impl {
 Tuner::Tuner(const isel::Target& target, const hlo::HloModule& kernel,
              const CompileOptions& options, std::optional<std::vector<TileSchedule>> given)
     : impl_(std::make_unique<Impl>(target, kernel, options)) {
-  std::vector<TileSchedule> space = given ? std::move(*given) : tuningSpace(target, kernel);
+  std::vector<TileSchedule> space =
+      given ? std::move(*given) : tuningSpace(target, kernel, options.reassociate);
   impl_->space = space.size();
   if (space.empty())
     fail(kernel.sourceFile(), {},

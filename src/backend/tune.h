@@ -73,14 +73,17 @@ struct TuneResult {
 };
 
 // The tuning space of `kernel` (empty when it is not a kernel tiled compiles can handle: a result
-// of one array, a kernel of one dot).
-std::vector<TileSchedule> tuningSpace(const isel::Target& target, const hlo::HloModule& kernel);
+// of one array, a kernel of one dot). A float contraction is split only with `reassociate`
+// (CompileOptions::reassociate, docs/numerics.md); those schedules are marked so.
+std::vector<TileSchedule> tuningSpace(const isel::Target& target, const hlo::HloModule& kernel,
+                                      bool reassociate = false);
 
 // The loop nests of a space, built once (the expensive part: the tile kernels' compiles), and
 // the searches over them (the simulations).
 class Tuner {
  public:
-  // Builds every schedule of `space` (default: tuningSpace) that compiles. A DiagnosticError if
+  // Builds every schedule of `space` (default: tuningSpace, re-associating float contractions with
+  // options.reassociate) that compiles. A DiagnosticError if
   // none does. `options` must outlive the Tuner.
   Tuner(const isel::Target& target, const hlo::HloModule& kernel, const CompileOptions& options,
         std::optional<std::vector<TileSchedule>> space = std::nullopt);

@@ -99,6 +99,9 @@ class Walker {
       max_busy = std::max(max_busy, b);
     }
     const double latency = isa_.memory ? static_cast<double>(isa_.memory->latency) : 0;
+    const double latency_bound = latency_bound_ / std::max(1.0, unroll_);
+    const double bound = std::max({max_busy, port_, latency_bound});
+    f.probe = probeParts(probe, bound);
     f.values = {lg(instructions_),
                 lg(cost_),
                 lg(hbm_),
@@ -115,8 +118,9 @@ class Walker {
                 static_cast<float>(unroll_),
                 lg(probe.cycles_per_call),
                 lg(probe.ran ? static_cast<double>(probe.estimate) : 0),
-                lg(latency_bound_ / std::max(1.0, unroll_)),
-                lg(std::max({max_busy, port_, latency_bound_ / std::max(1.0, unroll_)}))};
+                lg(latency_bound),
+                lg(bound),
+                static_cast<float>(f.probe.coverage)};
     for (size_t i = 0; i < counts_.size(); ++i) {
       f.names.push_back("count:" + isa_.instructions[i].name.text);
       f.values.push_back(lg(counts_[i]));
@@ -214,7 +218,8 @@ const std::vector<std::string>& sharedNames() {
                                                  "log probe cycles per call",
                                                  "log probe estimate",
                                                  "log latency-bound cycles",
-                                                 "log bound cycles"};
+                                                 "log bound cycles",
+                                                 "probe coverage"};
   return names;
 }
 

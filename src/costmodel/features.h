@@ -12,18 +12,25 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/gate.h"
 #include "oracle/program.h"
 #include "taidl/isa.h"
 
 namespace tacit::costmodel {
 
-inline constexpr size_t kShared = 18;
+inline constexpr size_t kShared = 19;
 // The index of the probe's estimate of the cycles (log2(1 + cycles)) among the shared features.
 inline constexpr size_t kProbeEstimate = 15;
+// The index of the probe's coverage (the share of the program's calls its cut ran; gate.h): a
+// model may learn from it that a covered program's cycles are the probe's estimate.
+inline constexpr size_t kProbeCoverage = 18;
 
 struct Features {
   std::vector<std::string> names;
   std::vector<float> values;  // names.size() values
+  // The probe's estimate in its simulated and extrapolated parts (gate.h), unrounded: what a
+  // model of the probe's error corrects.
+  ProbeParts probe;
 };
 
 // The shared features' names, in order.

@@ -65,13 +65,15 @@ Probe probe(const taidl::Isa& isa, const oracle::Program& program) {
   out.instructions = two.report.instructions + three.report.instructions;
   if (!two.ran || !three.ran || three.report.cycles < two.report.cycles) return out;
   out.ran = true;
+  out.calls = calls(program.body, 1);
+  out.cut_calls = three.calls;
+  out.cut_cycles = three.report.cycles;
   out.cycles_per_call =
       three.calls > two.calls
           ? static_cast<double>(three.report.cycles - two.report.cycles) / (three.calls - two.calls)
           : 0;
-  out.estimate =
-      std::llround(static_cast<double>(two.report.cycles) +
-                   out.cycles_per_call * std::max(0.0, calls(program.body, 1) - two.calls));
+  out.estimate = std::llround(static_cast<double>(two.report.cycles) +
+                              out.cycles_per_call * std::max(0.0, out.calls - two.calls));
   return out;
 }
 

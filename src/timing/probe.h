@@ -7,6 +7,7 @@
 // take it as a feature (docs/costmodel.md) and `tacit tune` as its first rung (docs/tuning.md).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "oracle/program.h"
@@ -19,6 +20,19 @@ struct Probe {
   double cycles_per_call = 0;  // the steady state: extra cycles per extra call
   int64_t estimate = 0;        // cycles of the whole program, extrapolated
   int64_t instructions = 0;    // simulated by the two runs
+  // What the estimate saw and what it extrapolated: the estimate is `cut_cycles` (the
+  // three-iteration run, simulated) plus the steady state's cycles for the calls the whole program
+  // executes beyond that run's. `coverage()` is the share of the program's calls the run executed
+  // (1: nothing extrapolated, the estimate is exact; docs/costmodel.md, "The gate").
+  double calls = 0;        // the whole program's calls (loop bounds at their constant parts)
+  double cut_calls = 0;    // the three-iteration run's
+  int64_t cut_cycles = 0;  // the three-iteration run's cycles
+  double coverage() const {
+    if (!ran) return 0;
+    return calls > 0 ? std::min(1.0, cut_calls / calls) : 1;
+  }
+  // The estimate's extrapolated part, in cycles (0 when the cut covers the program).
+  double extrapolated() const { return std::max(0.0, static_cast<double>(estimate - cut_cycles)); }
 };
 
 Probe probe(const taidl::Isa& isa, const oracle::Program& program);

@@ -4,13 +4,17 @@
 // returns computes the kernel. The full-size measurement (Gemmini 512^3) is in docs/tuning.md.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
 
 #include "backend/tune.h"
 #include "backend/verify.h"
 #include "common/paths.h"
+#include "common/slowdown.h"
 #include "hlo/parser.h"
 #include "isel/target.h"
+#include "support/diagnostic.h"
+#include "support/source.h"
 
 namespace tacit::backend {
 namespace {
@@ -109,6 +113,69 @@ TEST(Tune, MultiFidelityFindsTheExhaustiveOptimumForAFractionOfItsSimulations) {
   TuneResult single = tuner.search({.method = TuneMethod::kSingleFidelity, .seed = 3});
   EXPECT_LT(single.simulations, all.simulations);
   EXPECT_GE(single.best.costs.cycles, optimum);
+}
+
+// A float contraction deeper than the ISA's dots (Trainium's example, K = 1024 against nc_matmul's
+// 128 partitions) has split schedules only when re-association is asked for; they are marked so in
+// the log and the emitted schedule, and the tuned program computes the blocked kernel bit for bit
+// (verified against CompileResult::computes), not the kernel, from which it differs by rounding.
+TEST(Tune, AFloatContractionSplitsOnlyWithReassociationAndSaysSo) {
+  const taidl::Isa isa = taidl::loadIsaFile(testing::sourceDir() + "/isa/trainium.taidl");
+  const isel::Target target(isa);
+  const std::string file =
+      testing::sourceDir() + "/examples/trainium/gemm_bias_relu_128x1024x512.hlo";
+  auto kernel = hlo::parseModule(readFile(file), file);
+  for (const TileSchedule& s : tuningSpace(target, *kernel))
+    EXPECT_EQ(s.contraction, 0) << s.json();
+  std::vector<TileSchedule> space;
+  for (TileSchedule& s : tuningSpace(target, *kernel, /*reassociate=*/true)) {
+    EXPECT_EQ(s.reassociate, s.contraction > 0) << s.json();
+    if (s.contraction == 128 && s.accumulator == "psum" && s.buffers <= 2)
+      space.push_back(std::move(s));
+  }
+  ASSERT_FALSE(space.empty());
+  CompileOptions options;
+  options.time_limit = std::chrono::seconds(10) * testing::kSlowdown;
+  options.reassociate = true;
+  Tuner tuner(target, *kernel, options, space);
+  std::vector<TuneEvaluation> logged;
+  TuneResult r = tuner.search(
+      {.method = TuneMethod::kExhaustive, .threads = 2, .evaluated = [&](const TuneEvaluation& e) {
+         logged.push_back(TuneEvaluation::parse(e.json(), "log", 1));
+       }});
+  ASSERT_TRUE(r.best.schedule && r.best.computes);
+  EXPECT_TRUE(r.best.schedule->reassociate);
+  EXPECT_NE(r.best.schedule->json().find("\"reassociate\": true"), std::string::npos);
+  EXPECT_EQ(TileSchedule::parse(r.best.schedule->json(), "s.json"), *r.best.schedule);
+  ASSERT_EQ(logged.size(), r.evaluations.size());
+  for (const TuneEvaluation& e : logged)
+    EXPECT_TRUE(e.schedule.reassociate);
+  VerifyReport blocked = verify(isa, *r.best.computes, r.best.program,
+                                {.sets = 1, .seed = 5, .original = kernel.get()});
+  EXPECT_TRUE(blocked.ok) << blocked.mismatch;
+  EXPECT_GT(blocked.deviation, 0);
+  EXPECT_FALSE(verify(isa, *kernel, r.best.program, {.sets = 1, .seed = 5}).ok);
+  // The marked schedule compiles only where re-association is allowed, and only on a float sum.
+  CompileOptions plain;
+  plain.time_limit = options.time_limit;
+  plain.schedule = *r.best.schedule;
+  EXPECT_THROW(compile(isa, *kernel, plain), DiagnosticError);
+  try {
+    TileSchedule::parse(R"({"tile": [16, 16], "order": [0, 1], "reassociate": true})", "s.json");
+    FAIL() << "reassociate without a contraction";
+  } catch (const DiagnosticError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs \"contraction\""), std::string::npos) << e.what();
+  }
+  CompileOptions integer;
+  integer.schedule = TileSchedule{{16, 16}, {0, 1}, 16, "acc"};
+  integer.schedule->reassociate = true;
+  try {
+    compile(gemmini(), *gemm(64), integer);
+    FAIL() << "reassociate on an integer sum";
+  } catch (const DiagnosticError& e) {
+    EXPECT_NE(std::string(e.what()).find("marks a float contraction"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Tune, ALogLineThatIsNotOneIsADiagnostic) {

@@ -9,6 +9,7 @@
 #include "backend/compiler.h"
 #include "common/paths.h"
 #include "costmodel/features.h"
+#include "costmodel/gate.h"
 #include "costmodel/model.h"
 #include "hlo/parser.h"
 #include "timing/timing.h"
@@ -21,13 +22,18 @@ const taidl::Isa& gemmini() {
   return isa;
 }
 
-oracle::Program tiledGemm(int64_t buffers) {
+// An m x k x n int8 GEMM tiled in 16x16 tiles, its contraction in 16-deep steps.
+oracle::Program tiledGemm(int64_t buffers, int64_t m = 64, int64_t k = 256, int64_t n = 64) {
+  auto t = [](const char* type, int64_t r, int64_t c) {
+    return std::string(type) + "[" + std::to_string(r) + "," + std::to_string(c) + "]";
+  };
   auto kernel = hlo::parseModule(
-      "HloModule g\nENTRY main {\n  a = s8[64,256] parameter(0)\n  b = s8[256,64] parameter(1)\n"
-      "  lo = s32[] constant(-128)\n  hi = s32[] constant(127)\n  wa = s32[64,256] convert(a)\n"
-      "  wb = s32[256,64] convert(b)\n  p = s32[64,64] dot(wa, wb), lhs_contracting_dims={1}, "
-      "rhs_contracting_dims={0}\n  c = s32[64,64] clamp(lo, p, hi)\n"
-      "  ROOT r = s8[64,64] convert(c)\n}\n",
+      "HloModule g\nENTRY main {\n  a = " + t("s8", m, k) +
+          " parameter(0)\n  b = " + t("s8", k, n) + " parameter(1)\n  lo = s32[] constant(-128)\n" +
+          "  hi = s32[] constant(127)\n  wa = " + t("s32", m, k) +
+          " convert(a)\n  wb = " + t("s32", k, n) + " convert(b)\n  p = " + t("s32", m, n) +
+          " dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  c = " +
+          t("s32", m, n) + " clamp(lo, p, hi)\n  ROOT r = " + t("s8", m, n) + " convert(c)\n}\n",
       "g.hlo");
   backend::CompileOptions o;
   backend::TileSchedule s{{16, 16}, {0, 1}, 16, "bias"};
@@ -79,6 +85,45 @@ TEST(Features, TheProbeExtrapolatesTheCutLoopNest) {
   Features f = programFeatures(gemmini(), p);
   timing::Report r = timing::simulate(gemmini(), p, timing::zeroInputs(p));
   EXPECT_FLOAT_EQ(f.values[kProbeEstimate], lg(static_cast<double>(r.cycles)));
+}
+
+// The gate (gate.h): a correction of the probe's error scales only the cycles the probe
+// extrapolated. A program the probe's cut covers (no loops; or loops of at most three trips, the
+// cut's own) is predicted exactly, whatever the correction; a long loop nest's prediction moves
+// with the correction over nearly all of its cycles.
+TEST(Gate, ACoveredProgramIsTheProbesAndALongOneIsCorrected) {
+  auto exact = [](const oracle::Program& p) {
+    Features f = programFeatures(gemmini(), p);
+    const double cycles =
+        static_cast<double>(timing::simulate(gemmini(), p, timing::zeroInputs(p)).cycles);
+    EXPECT_DOUBLE_EQ(f.probe.coverage, 1.0);
+    EXPECT_FLOAT_EQ(f.values[kProbeCoverage], 1.0f);  // the shared feature
+    EXPECT_EQ(f.probe.extrapolated, 0);
+    EXPECT_FALSE(correctionOf(f.probe, cycles));  // nothing for a model to learn from
+    for (double correction : {0.5, 1.0, 3.0})
+      EXPECT_DOUBLE_EQ(gatedCycles(f.probe, correction), cycles);
+  };
+  auto flat = hlo::parseModule(
+      "HloModule f\nENTRY main {\n  a = s8[16,16] parameter(0)\n  b = s8[16,16] parameter(1)\n"
+      "  ROOT r = s8[16,16] add(a, b)\n}\n",
+      "f.hlo");
+  exact(backend::compile(gemmini(), *flat).program);
+  exact(tiledGemm(1, 48, 48, 48));  // 3x3 tiles, 3 steps: the cut is the program
+
+  const oracle::Program p = tiledGemm(1, 64, 512, 64);  // 4x4 tiles, 32 steps
+  Features f = programFeatures(gemmini(), p);
+  const double cycles =
+      static_cast<double>(timing::simulate(gemmini(), p, timing::zeroInputs(p)).cycles);
+  EXPECT_LT(f.probe.coverage, 0.2);
+  EXPECT_FLOAT_EQ(f.values[kProbeCoverage], static_cast<float>(f.probe.coverage));
+  EXPECT_GT(f.probe.extrapolated, 2 * f.probe.simulated);
+  // No correction is the probe's estimate; a correction scales the extrapolated cycles only.
+  EXPECT_NEAR(gatedCycles(f.probe, 1.0), std::exp2(f.values[kProbeEstimate]) - 1, 1e-4 * cycles);
+  EXPECT_DOUBLE_EQ(gatedCycles(f.probe, 2.0) - gatedCycles(f.probe, 1.0), f.probe.extrapolated);
+  // The label a model learns makes the prediction exact.
+  const std::optional<double> c = correctionOf(f.probe, cycles);
+  ASSERT_TRUE(c);
+  EXPECT_DOUBLE_EQ(gatedCycles(f.probe, *c), cycles);
 }
 
 TEST(Metrics, KendallTauAndMape) {

@@ -2,10 +2,13 @@
 // the timing model (backend/tune.h, docs/tuning.md) and writes the fastest program.
 #include <cstdio>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "backend/driver.h"
 #include "backend/tune.h"
+#include "backend/verify.h"
 #include "cli.h"
 #include "hlo/verifier.h"
 #include "isel/target.h"
@@ -65,11 +68,37 @@ int runTune(const Args& args) {
     tune.evaluated = [&](const backend::TuneEvaluation& e) { log_file << e.json() << std::flush; };
   }
   backend::CompileOptions options;
+  // Float contractions split in blocks (docs/numerics.md): the space gains the split schedules,
+  // each marked "reassociate" in the log and the emitted schedule.
+  options.reassociate = args.has("reassociate");
   if (auto l = args.getDouble("time-limit"))
     options.time_limit =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(*l));
   const isel::Target target(isa);
   backend::TuneResult r = backend::tune(target, *kernel, options, tune);
+  if (auto n = args.getInt("verify")) {
+    // The best program on the oracle against the HLO evaluator; a program that re-associates a
+    // float sum against the kernel it computes, its difference from the kernel's sums measured.
+    if (*n < 1 || *n > 10000) fail("--verify expects a number of random input sets (1..10000)");
+    backend::VerifyOptions v{.sets = static_cast<int>(*n)};
+    if (r.best.computes) v.original = kernel.get();
+    const backend::VerifyReport report =
+        backend::verify(isa, r.best.computes ? *r.best.computes : *kernel, r.best.program, v);
+    if (!report.ok)
+      fail(kernel_path +
+               ": verification failed: the tuned program differs from the HLO "
+               "evaluator: " +
+               report.mismatch,
+           "this is a compiler bug; please report it with the kernel and the ISA");
+    std::ostringstream d;
+    if (r.best.computes)
+      d << " on the kernel with its contraction summed in blocks of "
+        << r.best.schedule->contraction << "; largest difference from the kernel's sums "
+        << std::setprecision(3) << report.deviation << " (relative " << report.relative_deviation
+        << ")";
+    std::cerr << "verified: " << report.sets << " random input set" << (report.sets == 1 ? "" : "s")
+              << ", oracle == HLO evaluator bit for bit" << d.str() << "\n";
+  }
   OutputTransaction out;
   out.write(*out_path, oracle::printProgram(isa, r.best.program));
   if (auto s = args.get("emit-schedule")) out.write(*s, r.best.schedule->json());
@@ -109,6 +138,10 @@ const Registration kTune{Command{
      {"budget", "N", "single: full simulations (default: what multi spends)"},
      {"threads", "N", "simulations in parallel (default: the cores)"},
      {"time-limit", "S", "each schedule's compile (default 10)"},
+     {"reassociate", "",
+      "split float contractions too (blocks summed in block order, docs/numerics.md); such "
+      "schedules are marked \"reassociate\""},
+     {"verify", "N", "check the tuned program on the oracle with N random input sets"},
      {"log", "FILE", "write every simulation as a JSON line, as the search goes"},
      {"resume", "FILE", "take the simulations of an earlier search's --log instead of rerunning"}},
     1,
