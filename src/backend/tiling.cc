@@ -262,12 +262,14 @@ TiledCompiler::Outcome TiledCompiler::compile(const TileSchedule& schedule, bool
   r.stats.saturation.per_iteration =
       tiles.front().steps.back().compiled.stats.saturation.per_iteration;
   r.schedule = schedule;
-  // (An exact chain computes the kernel itself.)
+  // What an emitted schedule records: whether the program re-associates (an exact chain computes
+  // the kernel itself, whatever the given schedule said).
+  r.schedule->reassociate = false;
   if (schedule.contraction > 0 && !hlo::isInteger(contraction->type) && !contraction->exact_chain) {
     TileModuleOrReason blocked = blockedKernel(kernel, schedule.contraction);
     if (!blocked.tile) return {std::nullopt, blocked.reason};
     r.computes = std::move(blocked.tile->module);
-    r.schedule->reassociate = true;  // what an emitted schedule records
+    r.schedule->reassociate = true;
   }
   std::ostringstream text;
   text << "tiles " << join(schedule.tile, "x") << ", loops over dimensions "

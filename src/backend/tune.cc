@@ -166,8 +166,9 @@ std::vector<TileSchedule> tuningSpace(const isel::Target& target, const hlo::Hlo
             TileSchedule x = s;
             x.contraction = block;
             x.accumulator = isa.buffers[b].name.text;
-            // A float sum split in blocks: the program computes the blocked kernel.
-            x.reassociate = !hlo::isInteger(contraction->type);
+            // A float sum split in blocks: the program computes the blocked kernel (not an exact
+            // chain, one product per step: docs/numerics.md, "dot").
+            x.reassociate = !hlo::isInteger(contraction->type) && !contraction->exact_chain;
             variants.push_back(std::move(x));
           }
         }

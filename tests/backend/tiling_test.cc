@@ -491,6 +491,7 @@ ENTRY main {
   ASSERT_TRUE(r.schedule);
   EXPECT_EQ(r.schedule->contraction, 1);
   EXPECT_FALSE(r.computes);  // the kernel itself, not a re-association of it
+  EXPECT_FALSE(r.schedule->reassociate);
   const uint32_t b_bits[] = {0x00000000, 0x80000000, 0x00000001, 0x80000003, 0x7f800000,
                              0x3f800000, 0xbf800000, 0x4b800001, 0x33800000, 0xbeaaaaab};
   for (uint64_t seed = 1; seed <= 8; ++seed) {
