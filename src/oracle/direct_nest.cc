@@ -10,6 +10,17 @@ bool runsAtOnce(const CompiledSite& c, bool batching) {
   return !e.moves.empty() && !e.moves_may_overlap && (!batching || (e.batch_checked && !e.batch));
 }
 
+namespace {
+
+// a * b + c, or INT64_MAX if it overflows (a count of statements that no step limit allows).
+int64_t saturatedMulAdd(int64_t a, int64_t b, int64_t c) {
+  int64_t p = 0, r = 0;
+  if (__builtin_mul_overflow(a, b, &p) || __builtin_add_overflow(p, c, &r)) return INT64_MAX;
+  return r;
+}
+
+}  // namespace
+
 void DirectNest::clear() {
   nodes_.clear();
   args_.clear();
@@ -23,7 +34,7 @@ void DirectNest::beginLoop(int64_t lo, int64_t hi) {
   n.lo = lo;
   n.hi = hi;
   open_.push_back({static_cast<uint32_t>(nodes_.size()),
-                   open_.back().executions * std::max<int64_t>(hi - lo, 0), 0});
+                   saturatedMulAdd(open_.back().executions, std::max<int64_t>(hi - lo, 0), 0), 0});
   nodes_.push_back(n);
 }
 
@@ -36,9 +47,10 @@ void DirectNest::endLoop() {
   // body per iteration; a loop without a body once and once per iteration.
   int64_t iterations = std::max<int64_t>(n.hi - n.lo, 0);
   bool empty = n.end == o.node + 1;
-  open_.back().steps += iterations == 0 ? 1
-                        : empty         ? 1 + iterations
-                                        : iterations + iterations * o.steps;
+  const int64_t steps = iterations == 0 ? 1
+                        : empty         ? saturatedMulAdd(1, iterations, 1)
+                                        : saturatedMulAdd(iterations, o.steps, iterations);
+  open_.back().steps = saturatedMulAdd(1, open_.back().steps, steps);
 }
 
 void DirectNest::addPtr(const CompiledSite& c, uint32_t access, int64_t extra, uint32_t arg) {
@@ -77,7 +89,7 @@ void DirectNest::call(const CompiledSite& c) {
   }
   n.ptrs_end = static_cast<uint32_t>(ptrs_.size());
   nodes_.push_back(n);
-  ++open_.back().steps;
+  open_.back().steps = saturatedMulAdd(1, open_.back().steps, 1);
 }
 
 // Each written slice's bytes over every value its loop variables may take (the ranges the

@@ -515,9 +515,12 @@ class Machine::Impl {
   // path then reports it at the right statement).
   bool directRest(Site& s, std::vector<int64_t>& loops, int64_t hi) {
     if (exec_.queued() != 0) return false;
-    int64_t iterations = hi - loops.back();
-    int64_t steps = iterations * s.nest->stepsPerIteration() + (iterations - 1);
-    if (stats_.steps + steps > options_.max_steps) return false;
+    const int64_t iterations = hi - loops.back();
+    int64_t per = 0, steps = 0, total = 0;
+    if (__builtin_mul_overflow(iterations, s.nest->stepsPerIteration(), &per) ||
+        __builtin_add_overflow(per, iterations - 1, &steps) ||
+        __builtin_add_overflow(stats_.steps, steps, &total) || total > options_.max_steps)
+      return false;
     stats_.steps += steps;
     stats_.nest_iterations += iterations;
     s.nest->run(state_, loops, loops.back(), hi);

@@ -1132,6 +1132,36 @@ TEST(Machine, DirectNestsMatchTheWalk) {
   }
 }
 
+// A nest whose statements outnumber int64 is not run on a count that overflowed: from i = 1 the
+// nest would run (2^64 + 2) / 9 iterations of 8 statements plus one per further iteration, a
+// count that wraps to 1. The statement-by-statement path stops at the limit, where the walk stops.
+TEST(Machine, ANestBeyondEveryStepLimitStopsAtTheLimit) {
+  taidl::Isa isa = taidl::loadIsaFile(tacit::testing::sourceDir() + "/isa/amx.taidl", {});
+  Program p = parseProgram(isa, R"(kernel k hbm=8192 {
+  input x @0 : f32[1024];
+  output y @4096 : f32[1024];
+  mm512_load(dst=0, addr=0);
+  mm512_load(dst=1, addr=64);
+  loop i in [0, 2049638230412172403) {
+    loop j in [0, 4) {
+      mm512_fmadd(dst=j + 8, src1=0, src2=1);
+    }
+  }
+})",
+                           "huge.tasm");
+  auto inputs = randomInputs(p, 3);
+  std::string error[2];
+  for (int compiled : {0, 1}) {
+    RunOptions o;
+    o.max_steps = 1000;
+    o.compiled_sites = compiled == 1;
+    Machine m(isa, o);
+    error[compiled] = runOn(m, p, inputs).error;
+  }
+  EXPECT_NE(error[1].find("more than 1000 statements"), std::string::npos) << error[1];
+  EXPECT_EQ(error[0], error[1]);
+}
+
 TEST(Machine, StepLimitInsideADirectNestStopsWhereTheWalkStops) {
   taidl::Isa isa = taidl::loadIsaFile(tacit::testing::sourceDir() + "/isa/amx.taidl", {});
   Program p = parseProgram(isa, kNestedLoops, "nest.tasm");
