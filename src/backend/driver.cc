@@ -1,9 +1,7 @@
 #include "backend/driver.h"
 
 #include <algorithm>
-#include <iomanip>
 #include <iostream>
-#include <sstream>
 
 #include "backend/compiler.h"
 #include "backend/emit.h"
@@ -333,26 +331,10 @@ void runCompile(const taidl::Isa& isa, const CompileRequest& request, std::ostre
   }
   if (request.verify_sets) {
     // A program that re-associates float sums is checked against the kernel it computes.
-    if (result.computes) vopts.original = kernel.get();
-    VerifyReport report =
-        verify(isa, result.computes ? *result.computes : *kernel, result.program, vopts);
-    if (!report.ok) {
-      fail(kernel_path, {},
-           "verification failed: the compiled program differs from the HLO evaluator: " +
-               report.mismatch,
-           "this is a compiler bug; please report it with the kernel and the ISA");
-    }
-    log << "verified: " << report.sets << " random input set" << (report.sets == 1 ? "" : "s")
-        << ", oracle == HLO evaluator bit for bit";
-    if (result.computes) {
-      std::ostringstream d;
-      d << std::setprecision(3) << report.deviation << " (relative " << report.relative_deviation
-        << ")";
-      log << " on the kernel with its contraction summed in blocks of "
-          << result.schedule->contraction << "; largest difference from the kernel's sums "
-          << d.str();
-    }
-    log << "\n";
+    log << verifyProgram(isa, *kernel, result.computes.get(),
+                         result.schedule ? result.schedule->contraction : 0, result.program, vopts,
+                         kernel_path, "compiled")
+        << "\n";
   }
   if (request.emit_schedule_path && !result.schedule)
     fail("--emit-schedule: the kernel was compiled whole, without a tile schedule",

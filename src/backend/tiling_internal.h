@@ -44,8 +44,9 @@ struct OutputTile {
 struct Contraction {
   int64_t extent = 0, unit_depth = 0;
   hlo::PrimitiveType type = hlo::PrimitiveType::kInvalid;
-  bool splits =
-      false;  // integer sums, float ones with `reassociate` (CompileOptions), exact chains
+  // The contraction may be split: integer sums, float ones with `reassociate` (CompileOptions),
+  // and exact chains.
+  bool splits = false;
   // A float sum split one product per step, on an ISA with no dot of its type but an elementwise
   // multiply and add (unit depth 1: a rank-1 update per step), with a result in the accumulation
   // type: the chain adds the products in contracting order from +0, one rounding each, which is

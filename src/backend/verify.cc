@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iomanip>
 #include <optional>
+#include <sstream>
 
 #include "backend/kernel_run.h"
 #include "hlo_eval/evaluator.h"
 #include "hlo_eval/random_literal.h"
+#include "support/diagnostic.h"
 
 namespace tacit::backend {
 
@@ -91,6 +94,27 @@ VerifyReport verify(const taidl::Isa& isa, const hlo::HloModule& kernel,
     ++report.sets;
   }
   return report;
+}
+
+std::string verifyProgram(const taidl::Isa& isa, const hlo::HloModule& kernel,
+                          const hlo::HloModule* computes, int64_t block,
+                          const oracle::Program& program, VerifyOptions options,
+                          const std::string& kernel_path, std::string_view what) {
+  if (computes != nullptr) options.original = &kernel;
+  const VerifyReport report = verify(isa, computes ? *computes : kernel, program, options);
+  if (!report.ok)
+    fail(kernel_path, {},
+         "verification failed: the " + std::string(what) +
+             " program differs from the HLO evaluator: " + report.mismatch,
+         "this is a compiler bug; please report it with the kernel and the ISA");
+  std::ostringstream out;
+  out << "verified: " << report.sets << " random input set" << (report.sets == 1 ? "" : "s")
+      << ", oracle == HLO evaluator bit for bit";
+  if (computes != nullptr)
+    out << " on the kernel with its contraction summed in blocks of " << block
+        << "; largest difference from the kernel's sums " << std::setprecision(3)
+        << report.deviation << " (relative " << report.relative_deviation << ")";
+  return out.str();
 }
 
 }  // namespace tacit::backend

@@ -35,6 +35,16 @@ struct VerifyReport {
 VerifyReport verify(const taidl::Isa& isa, const hlo::HloModule& kernel,
                     const oracle::Program& program, const VerifyOptions& options = {});
 
+// --verify of a compiled program as `tacit compile` and `tacit tune` report it: `program` against
+// the kernel it computes — `computes` when not null (a re-association of `kernel`, its contraction
+// summed in blocks of `block`; the largest difference from `kernel`'s sums is measured), else
+// `kernel`. A mismatch is a DiagnosticError at `kernel_path` naming the `what` program ("compiled",
+// "tuned"); otherwise the one-line report ("verified: ...").
+std::string verifyProgram(const taidl::Isa& isa, const hlo::HloModule& kernel,
+                          const hlo::HloModule* computes, int64_t block,
+                          const oracle::Program& program, VerifyOptions options,
+                          const std::string& kernel_path, std::string_view what);
+
 // The first element where `got` (computed by `got_from`) differs from the HLO evaluator's `want`,
 // bitwise or beyond the options' float tolerance, as "element I: oracle X, HLO evaluator Y";
 // empty when they agree.

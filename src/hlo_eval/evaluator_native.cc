@@ -120,11 +120,8 @@ void RunGenerator::prologue() {
   for (size_t a = 0; a < std::min(kBaseRegisters, code_->args.size()); ++a)
     mov(baseRegister(a), ptr[rdi + static_cast<int>(a) * 8]);
   for (Hoisted& h : hoisted_) {
-    // AVX2: one register for both halves of a 64-bit value (never released, so no result can
-    // be given it and clobber one half before the other is read).
-    Reg r = allocate(avx2_ && h.bytes == 8 ? 4 : h.bytes);
-    r.bytes = h.bytes;
-    if (avx2_ && h.bytes == 8) r.idx2 = r.idx;
+    // Never released: no result can be given it and clobber one half before the other is read.
+    Reg r = allocateUniform(h.bytes);
     Xbyak::Address from = h.value != nullptr ? ptr[rip + h.label] : ptr[loadBase(h.slot, false)];
     if (avx2_) {
       broadcastAvx2(r, from);
@@ -230,13 +227,7 @@ Reg RunGenerator::operand(const FusedOp& op, int o) {
   // period kFusedChunk.
   bool scalar = uniformOperand(op, o);
   bool periodic = ref.mode == FusedRef::Mode::kFixed && !scalar;
-  // AVX2: a 64-bit scalar's halves are one broadcast register (emitOp frees it last).
-  bool shared_halves = avx2_ && scalar && bytes == 8;
-  Reg r = allocate(shared_halves ? 4 : bytes);
-  if (shared_halves) {
-    r.bytes = 8;
-    r.idx2 = r.idx;
-  }
+  Reg r = scalar ? allocateUniform(bytes) : allocate(bytes);  // emitOp frees shared halves last
   temps_.push_back(r);
   const Xbyak::Reg64& base = loadBase(ref.slot, false);
   if (avx2_) {
@@ -278,6 +269,16 @@ Reg RunGenerator::allocate(int bytes, bool wide) {
     free[i] = false;
     *slot = i;
   }
+  return r;
+}
+
+// A value equal in every element: with AVX2 a 64-bit one takes a single register for both
+// halves (idx2 == idx), which its broadcast fills once.
+Reg RunGenerator::allocateUniform(int bytes) {
+  if (!avx2_ || bytes != 8) return allocate(bytes);
+  Reg r = allocate(4);
+  r.bytes = 8;
+  r.idx2 = r.idx;
   return r;
 }
 

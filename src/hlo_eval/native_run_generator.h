@@ -156,6 +156,7 @@ class RunGenerator final : public Xbyak::CodeGenerator {
   void emitOp(const FusedOp& op, size_t k);
   Reg operand(const FusedOp& op, int o);
   Reg allocate(int bytes, bool wide = false);
+  Reg allocateUniform(int bytes);
   bool wideResult(const FusedOp& op, const Reg* in) const;
   void release(const Reg& r);
   const Xbyak::Reg64& loadBase(int slot, bool store);

@@ -2,14 +2,6 @@
 
 namespace tacit::oracle::detail {
 
-bool runsAtOnce(const CompiledSite& c, bool batching) {
-  const Entry& e = *c.entry;
-  if (e.direct) return c.direct_safe;
-  // Executor::executePlaced: an entry that may batch is queued; moves within one buffer are
-  // tested for overlap per execution.
-  return !e.moves.empty() && !e.moves_may_overlap && (!batching || (e.batch_checked && !e.batch));
-}
-
 namespace {
 
 // a * b + c, or INT64_MAX if it overflows (a count of statements that no step limit allows).

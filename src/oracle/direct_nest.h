@@ -16,14 +16,10 @@
 
 namespace tacit::oracle::detail {
 
-// Whether every execution of compiled call `c` runs at once and in place when nothing is queued
-// (Executor::executePlaced then neither queues nor tests anything): the nest's calls.
-bool runsAtOnce(const CompiledSite& c, bool batching);
-
 class DirectNest {
  public:
-  // Building, in program order, the body of the loop the nest runs: calls (runsAtOnce) and
-  // loops with constant bounds around them.
+  // Building, in program order, the body of the loop the nest runs: calls (Executor::runsAtOnce)
+  // and loops with constant bounds around them.
   void clear();
   void beginLoop(int64_t lo, int64_t hi);
   void endLoop();

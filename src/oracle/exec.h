@@ -224,7 +224,15 @@ class Executor {
   void discard();
   // Off: every execution runs at once (the tests compare both ways).
   void setBatching(bool on) { batching_ = on; }
-  bool batching() const { return batching_; }
+  // Whether every execution of `e` runs at once and in place while nothing is queued, so that
+  // executePlaced neither queues nor tests anything (direct loop nests, direct_nest.h): a native
+  // kernel whose in-place safety is proven (`direct_safe`: CompiledSite::direct_safe), or byte
+  // moves between distinct buffers of an entry that never batches.
+  bool runsAtOnce(const Entry& e, bool direct_safe) const {
+    if (e.direct) return direct_safe;
+    return !e.moves.empty() && !e.moves_may_overlap &&
+           (!batching_ || (e.batch_checked && !e.batch));
+  }
 
  private:
   std::unique_ptr<Entry> build(int32_t instruction, const taidl::SpecKey& key,

@@ -77,7 +77,7 @@ struct Site {
   std::vector<uint8_t> fast_disjoint;
   std::vector<uint64_t> disjoint_for;  // the CompiledSite::serial of each call (kept across runs)
   // Loops whose statements, nested loops included, are all calls that run at once
-  // (detail::runsAtOnce): the rest of an instance runs as this nest, built for the calls whose
+  // (Executor::runsAtOnce): the rest of an instance runs as this nest, built for the calls whose
   // CompiledSite::serial are `nest_for` (kept across runs).
   std::unique_ptr<detail::DirectNest> nest;
   std::vector<uint64_t> nest_for;
@@ -405,12 +405,13 @@ class Machine::Impl {
   }
 
   void count(Entry& e, int32_t inst) { count(e, inst, walk_.cost); }
-  void count(Entry& e, int32_t inst, int64_t cost) {
-    ++stats_.instructions;
-    stats_.total_cost += cost;
-    ++stats_.per_instruction[static_cast<size_t>(inst)];
-    stats_.cost_per_instruction[static_cast<size_t>(inst)] += cost;
-    ++e.executions;  // the byte counters are summed from these by stats()
+  // `n` executions of entry `e` of instruction `inst`, each of `cost`.
+  void count(Entry& e, int32_t inst, int64_t cost, int64_t n = 1) {
+    stats_.instructions += n;
+    stats_.total_cost += cost * n;
+    stats_.per_instruction[static_cast<size_t>(inst)] += n;
+    stats_.cost_per_instruction[static_cast<size_t>(inst)] += cost * n;
+    e.executions += n;  // the byte counters are summed from these by stats()
   }
 
   // ---- compiled call sites (compiled_site.h) ----
@@ -525,12 +526,7 @@ class Machine::Impl {
     stats_.nest_iterations += iterations;
     s.nest->run(state_, loops, loops.back(), hi);
     s.nest->forEachCall([&](const CompiledSite& c, int64_t executions) {
-      int64_t n = executions * iterations;
-      stats_.instructions += n;
-      stats_.total_cost += c.cost * n;
-      stats_.per_instruction[static_cast<size_t>(c.unit)] += n;
-      stats_.cost_per_instruction[static_cast<size_t>(c.unit)] += c.cost * n;
-      c.entry->executions += n;
+      count(*c.entry, c.unit, c.cost, executions * iterations);
     });
     return true;
   }
@@ -565,7 +561,7 @@ class Machine::Impl {
         continue;
       }
       if (st.kind != StmtKind::kCall || b.run.compiled == nullptr ||
-          !detail::runsAtOnce(*b.run.compiled, exec_.batching()))
+          !exec_.runsAtOnce(*b.run.compiled->entry, b.run.compiled->direct_safe))
         return false;
       calls.push_back(b.run.compiled);
     }

@@ -2,9 +2,7 @@
 // the timing model (backend/tune.h, docs/tuning.md) and writes the fastest program.
 #include <cstdio>
 #include <fstream>
-#include <iomanip>
 #include <iostream>
-#include <sstream>
 
 #include "backend/driver.h"
 #include "backend/tune.h"
@@ -80,24 +78,11 @@ int runTune(const Args& args) {
     // The best program on the oracle against the HLO evaluator; a program that re-associates a
     // float sum against the kernel it computes, its difference from the kernel's sums measured.
     if (*n < 1 || *n > 10000) fail("--verify expects a number of random input sets (1..10000)");
-    backend::VerifyOptions v{.sets = static_cast<int>(*n)};
-    if (r.best.computes) v.original = kernel.get();
-    const backend::VerifyReport report =
-        backend::verify(isa, r.best.computes ? *r.best.computes : *kernel, r.best.program, v);
-    if (!report.ok)
-      fail(kernel_path +
-               ": verification failed: the tuned program differs from the HLO "
-               "evaluator: " +
-               report.mismatch,
-           "this is a compiler bug; please report it with the kernel and the ISA");
-    std::ostringstream d;
-    if (r.best.computes)
-      d << " on the kernel with its contraction summed in blocks of "
-        << r.best.schedule->contraction << "; largest difference from the kernel's sums "
-        << std::setprecision(3) << report.deviation << " (relative " << report.relative_deviation
-        << ")";
-    std::cerr << "verified: " << report.sets << " random input set" << (report.sets == 1 ? "" : "s")
-              << ", oracle == HLO evaluator bit for bit" << d.str() << "\n";
+    std::cerr << backend::verifyProgram(isa, *kernel, r.best.computes.get(),
+                                        r.best.schedule ? r.best.schedule->contraction : 0,
+                                        r.best.program, {.sets = static_cast<int>(*n)}, kernel_path,
+                                        "tuned")
+              << "\n";
   }
   OutputTransaction out;
   out.write(*out_path, oracle::printProgram(isa, r.best.program));
