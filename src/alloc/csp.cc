@@ -78,6 +78,7 @@ class ExprTranslator {
 
   BoolExpr boolean(int32_t i) {
     const taidl::ExprNode& n = e_.node(i);
+    if (auto decided = beyondRange(n)) return LinIntExpr(0) == LinIntExpr(*decided ? 0 : 1);
     switch (n.op) {
       case taidl::ExprOp::kEq:
         return integer(n.a) == integer(n.b);
@@ -99,6 +100,30 @@ class ExprTranslator {
         return !boolean(n.a);
       default:
         return integer(i) != 0;
+    }
+  }
+
+  // An address bound beyond the solver's integers (`dram_base < 2^32`) against one
+  // attribute, whose variable ranges far below it: decided here, not translated.
+  std::optional<bool> beyondRange(const taidl::ExprNode& n) const {
+    if (!taidl::isComparison(n.op)) return std::nullopt;
+    const taidl::ExprNode& l = e_.node(n.a);
+    const taidl::ExprNode& r = e_.node(n.b);
+    if (l.op != taidl::ExprOp::kRef || l.ref != taidl::RefKind::kBeta || r.op != taidl::ExprOp::kInt)
+      return std::nullopt;
+    const int64_t c = r.value;
+    if (c > -kBetaMax && c < kBetaMax) return std::nullopt;
+    switch (n.op) {  // the attribute is within (-kBetaMax, kBetaMax)
+      case taidl::ExprOp::kLt:
+      case taidl::ExprOp::kLe:
+        return c > 0;
+      case taidl::ExprOp::kGt:
+      case taidl::ExprOp::kGe:
+        return c < 0;
+      case taidl::ExprOp::kNe:
+        return true;
+      default:
+        return false;
     }
   }
 

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "backend/let_words.h"
 #include "hlo/printer.h"
 #include "oracle/tasm.h"
 #include "support/strings.h"
@@ -71,7 +72,8 @@ std::string identifier(const std::string& name) {
 
 oracle::Program buildProgram(const taidl::Isa& isa, const isel::UnitSet& units,
                              const isel::PiiGraph& graph, const alloc::AllocResult& allocation,
-                             const isel::ImportedKernel& kernel, const std::string& name) {
+                             const isel::ImportedKernel& kernel, const std::string& name,
+                             int64_t hbm_alignment) {
   oracle::Program p(identifier(name), allocation.placement.hbm_bytes);
   std::set<std::string> used;
   auto unique = [&](std::string n) {
@@ -96,12 +98,20 @@ oracle::Program buildProgram(const taidl::Isa& isa, const isel::UnitSet& units,
     int64_t addr = allocation.placement.start[static_cast<size_t>(node.outputs[0])][0];
     p.addConst(unique("c" + std::to_string(constants++)), addr, *node.literal);
   }
+  WordLoader words(isa, units, hbm_alignment);
   for (int32_t n : allocation.order) {
     const isel::PiiNode& node = graph.nodes[static_cast<size_t>(n)];
     const isel::Unit& u = units.units[static_cast<size_t>(node.unit)];
     const std::vector<int64_t>& attrs = allocation.placement.attrs[static_cast<size_t>(n)];
-    p.callUnit(isa, u.is_macro, u.index, std::vector<oracle::Affine>(attrs.begin(), attrs.end()));
+    if (u.semantics->let_fields.empty()) {
+      p.callUnit(isa, u.is_macro, u.index, std::vector<oracle::Affine>(attrs.begin(), attrs.end()));
+    } else {
+      LetCall call = letCall(u, node.case_index, attrs);
+      words.addCall(p, u, std::vector<oracle::Affine>(call.attrs.begin(), call.attrs.end()),
+                    call.words);
+    }
   }
+  words.finish(p);
   return p;
 }
 

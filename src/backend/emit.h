@@ -14,10 +14,13 @@ namespace tacit::backend {
 
 // Tensor names: the kernel's parameter names made into identifiers (`Arg_0.1` -> `Arg_0_1`),
 // `out` (or `out0`, `out1`, ... for tuples) for the results, `c0`, `c1`, ... for constants. A value
-// with a non-default layout is declared with its physical (tiled) shape: its bytes in HBM.
+// with a non-default layout is declared with its physical (tiled) shape: its bytes in HBM. Calls
+// that read words with lets get them loaded first, from a table placed past the program's HBM at
+// `hbm_alignment` (let_words.h).
 oracle::Program buildProgram(const taidl::Isa& isa, const isel::UnitSet& units,
                              const isel::PiiGraph& graph, const alloc::AllocResult& allocation,
-                             const isel::ImportedKernel& kernel, const std::string& name);
+                             const isel::ImportedKernel& kernel, const std::string& name,
+                             int64_t hbm_alignment);
 
 // `def NAME(kernel, api):` returning an `@kernel(hbm=..., input=[...], constant=[...],
 // output=[...])` function that calls `api.<instr>(attr=value, ...)`; macros are expanded into

@@ -135,7 +135,7 @@ class CandidateSearch {
     std::optional<oracle::Program> program;
     if (model_ == CostModel::kCycles) {
       program = buildProgram(target_.isa(), target_.units(), graph, allocation, selector_.kernel(),
-                             kernel_.name());
+                             kernel_.name(), target_.needs().hbm_alignment);
       costs.cycles = programCycles(target_.isa(), *program);
     }
     record.placed = true;
@@ -246,7 +246,7 @@ CompileResult compileKernel(const isel::Target& target, const hlo::HloModule& ke
     result.program = std::move(best.program);  // built to be measured
   } else {
     result.program = buildProgram(isa, target.units(), result.graph, result.allocation,
-                                  selector.kernel(), kernel.name());
+                                  selector.kernel(), kernel.name(), target.needs().hbm_alignment);
   }
   stats.total_seconds = since(start);
   return result;

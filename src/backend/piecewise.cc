@@ -328,7 +328,8 @@ std::optional<CompileResult> compilePiecewise(const isel::Target& target,
             split.pieces.size());
     graphs.push_back(&parts->pieces[s].graph);
   }
-  isel::ImportedKernel layout = isel::hbmLayout(kernel);
+  isel::ImportedKernel layout =
+      isel::hbmLayout(kernel, isel::alignedImport(target.needs().hbm_alignment));
   isel::PiiGraph graph =
       joinPieces(*plan, units, layout, parts->rest ? &parts->rest->graph : nullptr, graphs);
 
@@ -339,7 +340,8 @@ std::optional<CompileResult> compilePiecewise(const isel::Target& target,
   if (allocation.status != alloc::AllocStatus::kAllocated) return std::nullopt;
   stats.join_calls = graph.callCount();
   result.costs = measure(isa, units, graph, allocation);
-  result.program = buildProgram(isa, units, graph, allocation, layout, kernel.name());
+  result.program = buildProgram(isa, units, graph, allocation, layout, kernel.name(),
+                                target.needs().hbm_alignment);
   result.graph = std::move(graph);
   result.allocation = std::move(allocation);
   stats.best_candidate = 1;

@@ -5,6 +5,7 @@
 
 #include "alloc/call_info.h"
 #include "backend/emit.h"
+#include "backend/let_words.h"
 #include "backend/tiling_internal.h"
 #include "support/strings.h"
 #include "taidl/check.h"
@@ -30,6 +31,7 @@ std::string TiledProgram::build(const std::vector<OutputTile>& tiles, const Tile
   }
   accumulator_ = accumulatorBuffer(target_.isa(), schedule);
   program_.emplace(name, layout_.io_bytes + local);
+  words_.emplace(target_.isa(), target_.units(), target_.needs().hbm_alignment);
   for (const oracle::Tensor& t : tiles.front().steps.back().compiled.program.tensors) {
     if (t.kind == oracle::TensorKind::kInput) program_->addInput(t.name, t.addr, t.shape);
     if (t.kind == oracle::TensorKind::kOutput) program_->addOutput(t.name, t.addr, t.shape);
@@ -75,6 +77,7 @@ std::string TiledProgram::build(const std::vector<OutputTile>& tiles, const Tile
     for (size_t i = 0; i < extents.size(); ++i)
       program_->endLoop();
   }
+  words_->finish(*program_);
   return "";
 }
 
@@ -188,6 +191,9 @@ std::string TiledProgram::emitStep(const StepKernel& k, const TileIndices& index
     return delta;
   };
   for (const oracle::Tensor& t : c.program.tensors) {
+    // A word table past the allocation's HBM is the tile program's own (let_words.h): the loop
+    // nest loads its words from its own table.
+    if (t.addr >= c.allocation.placement.hbm_bytes) continue;
     if (constants && t.kind == oracle::TensorKind::kConst)
       program_->addConst("t" + std::to_string(index) + "_" + t.name, t.addr + local, t.value);
   }
@@ -258,7 +264,20 @@ std::string TiledProgram::emitStep(const StepKernel& k, const TileIndices& index
     const isel::PiiNode& node = c.graph.nodes[static_cast<size_t>(c.allocation.order[i])];
     const isel::Unit& u = target_.units().units[static_cast<size_t>(node.unit)];
     if (std::string why = checkRequires(u, calls[i], extents); !why.empty()) return why;
-    program_->callUnit(target_.isa(), u.is_macro, u.index, calls[i]);
+    if (u.semantics->let_fields.empty()) {
+      program_->callUnit(target_.isa(), u.is_macro, u.index, calls[i]);
+      continue;
+    }
+    // A let's word is made of on-chip addresses, which stay or shift by constants: one word per
+    // call, loaded before it in every iteration.
+    std::vector<int64_t> values;
+    for (const Affine& a : calls[i]) {
+      if (!a.isConstant()) return "a let's word moves with the loops";
+      values.push_back(a.constant);
+    }
+    LetCall call = letCall(u, node.case_index, values);
+    calls[i].resize(call.attrs.size());
+    words_->addCall(*program_, u, calls[i], call.words);
   }
   return "";
 }

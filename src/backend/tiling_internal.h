@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/compiler.h"
+#include "backend/let_words.h"
 #include "backend/tile_kernel.h"
 
 namespace tacit::backend::tiling {
@@ -147,6 +148,7 @@ class TiledProgram {
   const isel::ImportedKernel& layout_;
   int32_t accumulator_ = -1;  // the schedule's accumulator buffer (StepKernel::pinned)
   std::optional<oracle::Program> program_;
+  std::optional<WordLoader> words_;  // the words lets read, loaded before their calls
   std::map<int32_t, std::vector<taidl::Expr>> constraints_;
 };
 

@@ -200,14 +200,51 @@ bool satisfiesKnown(const UnitPattern& p, const AlphaSolver& a, int32_t slot) {
 
 }  // namespace
 
+// Whether α `slot` reaches the data a case computes: an operator's type, attributes or literal,
+// or a slice's address or extent. An α only constraints and let indices use (where a one-trip
+// loop starts, which micro-op a GEMM reads) changes no value the unit computes.
+bool usedByData(const taidl::SymCase& c, int32_t slot) {
+  auto uses = [&](const Expr& e) { return !e.empty() && e.usesSlot(RefKind::kAlpha, slot); };
+  auto any = [&](const std::vector<Expr>& es) { return std::any_of(es.begin(), es.end(), uses); };
+  for (const taidl::SymOp& op : c.ops) {
+    if (any(op.type.dims) || uses(op.literal.expr)) return true;
+    for (const OpAttr& at : op.attrs) {
+      if (uses(at.expr) || any(at.list)) return true;
+      for (const taidl::RangeExpr& r : at.ranges)
+        if (uses(r.start) || uses(r.limit) || uses(r.stride)) return true;
+    }
+    for (const taidl::LiteralValue& l : op.literal.elements)
+      if (uses(l.expr)) return true;
+  }
+  for (const auto* slices : {&c.inputs, &c.outputs}) {
+    for (const taidl::SymSlice& sl : *slices)
+      if (any(sl.starts) || any(sl.extents)) return true;
+  }
+  return false;
+}
+
+void conjuncts(const Expr& e, std::vector<Expr>& out) {
+  if (e.root().op != taidl::ExprOp::kAnd) {
+    out.push_back(e);
+    return;
+  }
+  conjuncts(e.subtree(e.root().a), out);
+  conjuncts(e.subtree(e.root().b), out);
+}
+
 bool bindUndetermined(const UnitPattern& p, const Unit& u, AlphaSolver& a) {
-  for (const Expr& c : p.sym->path) {
+  std::vector<Expr> path;
+  for (const Expr& c : p.sym->path)
+    conjuncts(c, path);
+  for (const Expr& c : path) {
     if (c.root().op != taidl::ExprOp::kEq) continue;
     Expr l = c.subtree(c.root().a), r = c.subtree(c.root().b);
     if (auto v = r.constantValue()) {
       a.unify(l, *v);
     } else if (auto w = l.constantValue()) {
       a.unify(r, *w);
+    } else {
+      a.unify(Expr::binary(taidl::ExprOp::kSub, l, r), 0);  // settles once one side is known
     }
   }
   if (!a.settle()) return false;
@@ -227,6 +264,22 @@ bool bindUndetermined(const UnitPattern& p, const Unit& u, AlphaSolver& a) {
     }
     if (solutions == 1) a.bind(slot, *only);
   }
+  if (!a.settle()) return false;
+  // An α the data does not use is the program's free choice: the lowest value the known
+  // constraints allow (verify() checks them all once every α is known).
+  for (int32_t slot = 0; slot < u.num_alpha; ++slot) {
+    const taidl::AlphaRange& range = (*u.ranges)[static_cast<size_t>(slot)];
+    if (a.known(slot) || !range.bounded() || usedByData(*p.sym, slot)) continue;
+    for (int64_t v = range.range.lo; v <= range.range.hi && v < range.range.lo + kMaxAlphaScan;
+         ++v) {
+      AlphaSolver trial = a;
+      trial.bind(slot, v);
+      if (trial.settle() && satisfiesKnown(p, trial, slot)) {
+        a = std::move(trial);
+        break;
+      }
+    }
+  }
   return a.settle();
 }
 
@@ -236,31 +289,43 @@ bool bindUndetermined(const UnitPattern& p, const Unit& u, AlphaSolver& a) {
 // way; at most `limit` completions. verify() (and, for movement, the view comparison) decides
 // whether a completion is a match.
 constexpr int64_t kMaxAlphaEnumeration = 1 << 16;
+// Trial bindings per completions() call: nested open slots (an immediate of 65536 values under
+// an operator code) would otherwise multiply their ranges.
+constexpr int64_t kMaxAlphaTrials = 1 << 17;
 
 void completeAlpha(const UnitPattern& p, const Unit& u, const AlphaSolver& a, size_t limit,
-                   std::vector<AlphaSolver>& out) {
-  if (out.size() >= limit) return;
+                   std::vector<AlphaSolver>& out, int64_t& trials) {
+  if (out.size() >= limit || trials > kMaxAlphaTrials) return;
   if (a.complete()) {
     out.push_back(a);
     return;
   }
+  // The open slot of the narrowest range is enumerated: once it is known, the deferred equations
+  // fix the wide ones (`x_size + x_pad_0 + x_pad_1`: 16 pad values, not 65536 sizes).
+  int32_t best = -1;
   for (int32_t slot = 0; slot < u.num_alpha; ++slot) {
     const taidl::AlphaRange& range = (*u.ranges)[static_cast<size_t>(slot)];
     if (a.known(slot)) continue;
-    if (!range.bounded() || range.range.hi - range.range.lo >= kMaxAlphaEnumeration) return;
-    for (int64_t v = range.range.hi; v >= range.range.lo && out.size() < limit; --v) {
-      AlphaSolver trial = a;
-      trial.bind(slot, v);
-      if (trial.settle() && satisfiesKnown(p, trial, slot)) completeAlpha(p, u, trial, limit, out);
-    }
-    return;
+    if (!range.bounded() || range.range.hi - range.range.lo >= kMaxAlphaEnumeration) continue;
+    const taidl::AlphaRange* b = best < 0 ? nullptr : &(*u.ranges)[static_cast<size_t>(best)];
+    if (!b || range.range.hi - range.range.lo < b->range.hi - b->range.lo) best = slot;
+  }
+  if (best < 0) return;
+  const taidl::AlphaRange& range = (*u.ranges)[static_cast<size_t>(best)];
+  for (int64_t v = range.range.hi;
+       v >= range.range.lo && out.size() < limit && ++trials <= kMaxAlphaTrials; --v) {
+    AlphaSolver trial = a;
+    trial.bind(best, v);
+    if (trial.settle() && satisfiesKnown(p, trial, best))
+      completeAlpha(p, u, trial, limit, out, trials);
   }
 }
 
 std::vector<AlphaSolver> completions(const UnitPattern& p, const Unit& u, const AlphaSolver& a,
                                      size_t limit) {
   std::vector<AlphaSolver> out;
-  completeAlpha(p, u, a, limit, out);
+  int64_t trials = 0;
+  completeAlpha(p, u, a, limit, out, trials);
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "isel/isa_analysis.h"
 
+#include <numeric>
+
 #include "hlo/attributes.h"
 #include "isel/ir.h"
 
@@ -16,7 +18,7 @@ int elementwiseArity(HloOpcode op) {
   return 0;
 }
 
-IsaNeeds analyzeIsa(const taidl::Isa&, const UnitSet& units) {
+IsaNeeds analyzeIsa(const taidl::Isa& isa, const UnitSet& units) {
   IsaNeeds needs;
   for (const UnitPattern& p : units.patterns) {
     const Unit& u = units.units[static_cast<size_t>(p.unit)];
@@ -27,6 +29,17 @@ IsaNeeds analyzeIsa(const taidl::Isa&, const UnitSet& units) {
     const taidl::SymOp& top_op = p.sym->ops[static_cast<size_t>(top.op)];
     if (top.input < 0 && elementwiseArity(top_op.opcode) != 0 && top_op.type.dims.size() == 1)
       needs.flat_elementwise.insert({top_op.opcode, top_op.type.dtype});
+    for (const auto* slices : {&p.sym->inputs, &p.sym->outputs}) {
+      for (const taidl::SymSlice& s : *slices) {
+        if (!isa.buffers[static_cast<size_t>(s.buffer)].is_hbm || s.affine.empty()) continue;
+        int64_t step = 0;
+        for (const taidl::AffineTerm& t : s.affine[0].terms) {
+          auto c = t.coeff.constantValue();
+          step = std::gcd(step, c ? std::abs(*c) : 1);
+        }
+        if (step > 0) needs.hbm_alignment = std::lcm(needs.hbm_alignment, step);
+      }
+    }
     for (const PatternNode& n : p.nodes) {
       const taidl::SymOp& op = p.sym->ops[static_cast<size_t>(n.op)];
       if (n.input >= 0) continue;

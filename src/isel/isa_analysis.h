@@ -28,6 +28,10 @@ struct IsaNeeds {
   std::map<std::pair<hlo::HloOpcode, hlo::PrimitiveType>, Extents> elementwise;
   // The units' rank-1 elementwise operators, by result type (flat vectors: Gemmini's HBM `add`).
   std::set<std::pair<hlo::HloOpcode, hlo::PrimitiveType>> flat_elementwise;
+  // The alignment of the kernel's tensors in HBM: the least common multiple of the steps of the
+  // units' HBM addresses (a load that addresses 256-byte blocks: `dram_base * 256`). 1 for
+  // byte-addressed machines.
+  int64_t hbm_alignment = 1;
 };
 IsaNeeds analyzeIsa(const taidl::Isa& isa, const UnitSet& units);
 

@@ -499,15 +499,17 @@ ImportedKernel hbmLayout(const hlo::HloModule& module, const ImportOptions& opti
   ImportedKernel k;
   k.file = module.sourceFile();
   int64_t offset = 0;
+  const int64_t align = std::max<int64_t>(1, options.hbm_alignment);
+  auto aligned = [align](int64_t x) { return (x + align - 1) / align * align; };
   std::vector<hlo::Shape> parameters = entryParameterShapes(module);
   for (size_t i = 0; i < parameters.size(); ++i) {
     KernelParameter p;
     p.name = module.entry()->parameter(static_cast<int64_t>(i))->name();
     p.shape = parameters[i];
-    p.hbm_offset = offset;
     p.resident = residence(options.resident_parameters, i);
     p.bytes = p.resident ? 0 : p.shape.byteSize();
-    offset += p.bytes;
+    p.hbm_offset = p.bytes ? aligned(offset) : offset;
+    offset = p.hbm_offset + p.bytes;
     k.parameters.push_back(std::move(p));
   }
   std::vector<hlo::Shape> results = entryResultShapes(module);
@@ -519,10 +521,10 @@ ImportedKernel hbmLayout(const hlo::HloModule& module, const ImportOptions& opti
       r.shape = hlo::Shape(r.shape.elementType(), w->region);
       r.shape.setLayout(std::move(layout));
     }
-    r.hbm_offset = offset;
     r.resident = residence(options.resident_results, i);
     r.bytes = r.resident ? 0 : r.shape.byteSize();
-    offset += r.bytes;
+    r.hbm_offset = r.bytes ? aligned(offset) : offset;
+    offset = r.hbm_offset + r.bytes;
     k.results.push_back(std::move(r));
   }
   k.io_bytes = std::max(offset, options.reserved_hbm);

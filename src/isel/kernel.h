@@ -49,7 +49,16 @@ struct ImportOptions {
   // HBM below this byte belongs to the caller (scratch goes above it): a tile kernel without an
   // HBM result keeps the kernel's result region free.
   int64_t reserved_hbm = 0;
+  // Each tensor's HBM offset is a multiple of this (IsaNeeds::hbm_alignment).
+  int64_t hbm_alignment = 1;
 };
+
+// Default options with the HBM alignment set.
+inline ImportOptions alignedImport(int64_t hbm_alignment) {
+  ImportOptions o;
+  o.hbm_alignment = hbm_alignment;
+  return o;
+}
 
 struct KernelParameter {
   std::string name;

@@ -19,6 +19,16 @@ std::string_view saturationStopName(SaturationStop s) {
   return "saturated";
 }
 
+namespace {
+
+// The kernel's tensors sit in HBM where the ISA's addresses can reach them.
+ImportOptions withAlignment(ImportOptions o, const Target& target) {
+  o.hbm_alignment = target.needs().hbm_alignment;
+  return o;
+}
+
+}  // namespace
+
 Selector::Selector(const Target& target, const hlo::HloModule& kernel, SelectorOptions options)
     : target_(target),
       options_(options),
@@ -26,7 +36,7 @@ Selector::Selector(const Target& target, const hlo::HloModule& kernel, SelectorO
       shapes_(&g_.addAnalysis<ShapeAnalysis>(ir_)),
       consts_(&g_.addAnalysis<ConstAnalysis>(ir_)),
       builder_(g_, ir_, *shapes_),
-      kernel_(importKernel(kernel, builder_, options.import)),
+      kernel_(importKernel(kernel, builder_, withAlignment(options.import, target))),
       matcher_(target.isa(), target.units(), builder_),
       view_pass_(g_, builder_) {
   std::vector<ClassId> results;

@@ -47,6 +47,26 @@ struct SymOp {
   SourceLoc loc;                  // the defining statement
 };
 
+// A `let` of the unit (docs/taidl.md section 4.7) as the compiler sees it: the element of
+// `buffer` at `starts` (over alpha) holds a word the program provides. Its uses are bit fields
+// of that word, `word // divisor % modulus`, each an extra addressing attribute (slot past the
+// unit's own attributes: Semantics::let_fields): the allocator chooses the addresses, and the
+// program stores the word they make in the buffer before the unit runs (docs/backend.md,
+// "Micro-op words").
+struct SymLet {
+  int32_t buffer = -1;
+  std::vector<Expr> starts;   // one per dimension of the buffer's whole tensor, over alpha
+  std::vector<int32_t> fields;  // indices into Semantics::let_fields
+  SourceLoc loc;
+};
+
+struct SymLetField {
+  int32_t slot = -1;     // the attribute slot the field's value takes
+  int64_t divisor = 1;   // the field is word // divisor % modulus
+  int64_t modulus = 0;   // 0: no modulus (the word's top field)
+  std::string name;      // for listings: `word[11:22]`
+};
+
 struct SymCase {
   // Everything that must hold for this case: the requires of the unit (and of each call of a
   // macro, substituted) and the conditions of the alpha `if`s that chose this case.
@@ -55,6 +75,7 @@ struct SymCase {
   std::vector<SymSlice> inputs;
   std::vector<SymOp> ops;
   std::vector<SymSlice> outputs;  // in write order; a later write of the same slice replaces one
+  std::vector<SymLet> lets;       // the words this case reads from buffers (lets), in order
   Expr cost;
 };
 
@@ -63,6 +84,9 @@ struct Semantics {
   std::string reason;  // why not selectable (empty if selectable)
   SourceLoc reason_loc;
   std::vector<SymCase> cases;  // empty if not selectable
+  // The bit fields of let words, over all cases: field k is attribute slot (unit's attributes +
+  // k), an addressing attribute the program encodes into a word rather than an operand.
+  std::vector<SymLetField> let_fields;
 };
 
 }  // namespace tacit::taidl

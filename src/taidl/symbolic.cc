@@ -63,6 +63,9 @@ struct State {
   std::vector<Frame> frames;
   std::vector<int32_t> values;  // value slot of the current call -> op
   std::vector<int64_t> loops;
+  std::vector<std::optional<Expr>> loop_exprs;  // a one-trip loop over alpha bounds: its value
+  std::vector<Expr> lets;                       // let slot of the current call -> its kLet ref
+  std::vector<const Stmt*> let_stmts;           // per let of the case: its statement
   int64_t executed = 0;
 };
 
@@ -162,9 +165,12 @@ class Composer {
                                   " cases (if statements on computational attributes)",
                               0};
       }
+      if (done_.empty() && writes_nothing_)
+        throw NotSelectable{unit_ + " writes no buffer (it only changes registers)", 0};
       if (done_.empty()) throw NotSelectable{"no case of " + unit_ + " is feasible", 0};
       sem.selectable = true;
       sem.cases = std::move(done_);
+      sem.let_fields = fields_;
     } catch (const NotSelectable& n) {
       sem.selectable = false;
       sem.reason = n.reason;
@@ -180,6 +186,9 @@ class Composer {
     if ((v.kind == RefKind::kAlpha || v.kind == RefKind::kBeta) && v.slot >= 0 &&
         static_cast<size_t>(v.slot) < attrs_.size())
       return attrs_[static_cast<size_t>(v.slot)].name.text;
+    if (v.kind == RefKind::kBeta && v.slot >= 0 &&
+        static_cast<size_t>(v.slot) < attrs_.size() + fields_.size())
+      return fields_[static_cast<size_t>(v.slot) - attrs_.size()].name;
     return "?";
   }
 
@@ -226,7 +235,10 @@ class Composer {
         case RefKind::kBeta:
           return fc.args[static_cast<size_t>(n.slot)];
         case RefKind::kLoop:
+          if (const auto& sym = st.loop_exprs[static_cast<size_t>(n.slot)]) return *sym;
           return Expr::integer(st.loops[static_cast<size_t>(n.slot)]);
+        case RefKind::kLet:
+          return st.lets[static_cast<size_t>(n.slot)];
         case RefKind::kReg: {
           const auto& r = st.regs[static_cast<size_t>(n.slot)];
           if (r) return *r;
@@ -298,6 +310,8 @@ class Composer {
     const Instruction& inst = callee(st);
     st.values.assign(inst.value_names.size(), -1);
     st.loops.assign(inst.loop_names.size(), 0);
+    st.loop_exprs.assign(inst.loop_names.size(), std::nullopt);
+    st.lets.assign(inst.let_names.size(), Expr());
     for (const Stmt* r : inst.requires_) {
       Expr c = need(r->expr, st, "require", r->offset);
       if (auto v = c.constantValue()) {
@@ -342,7 +356,7 @@ class Composer {
       const Buffer& b = isa_.buffers[static_cast<size_t>(w->buffer_index)];
       std::vector<Expr> starts, extents;
       for (size_t k = 0; k < w->starts.size(); ++k) {
-        starts.push_back(need(w->starts[k], st, "address", w->starts[k].offset()));
+        starts.push_back(address(w->starts[k], st));
         extents.push_back(need(w->sizes[k], st, "size", w->sizes[k].offset()));
       }
       for (int64_t u : b.unit) {
@@ -393,9 +407,8 @@ class Composer {
         return;
       }
       case StmtKind::kLet:
-        throw NotSelectable{where(st) + "let " + s.name.text + " reads an index from buffer " +
-                                s.buffer.text + ": its addresses depend on data" + at(s.offset),
-                            s.offset};
+        let(st, s);
+        return;
       case StmtKind::kReads:
       case StmtKind::kRead:
         read(st, s);
@@ -403,7 +416,7 @@ class Composer {
       case StmtKind::kWrite: {
         std::vector<Expr> starts;
         for (const Expr& e : s.starts)
-          starts.push_back(need(e, st, "address", e.offset()));
+          starts.push_back(address(e, st));
         int32_t v = st.values[static_cast<size_t>(s.value)];
         addWrite(st, s.buffer_index, std::move(starts),
                  st.kase.ops[static_cast<size_t>(v)].type.dims, v, s.offset);
@@ -420,10 +433,10 @@ class Composer {
         Expr lo = need(s.expr, st, "repeat bound", s.expr.offset());
         Expr hi = need(s.expr2, st, "repeat bound", s.expr2.offset());
         auto l = lo.constantValue(), h = hi.constantValue();
-        if (!l || !h)
-          throw NotSelectable{where(st) + "repeat bounds [" + exprText(lo) + ", " + exprText(hi) +
-                                  ") are not constant" + at(s.offset),
-                              s.offset};
+        if (!l || !h) {
+          oneTrip(st, s, lo, hi);
+          return;
+        }
         if (*l < *h) {
           st.loops[static_cast<size_t>(s.loop)] = *l;
           st.frames.push_back(Frame{&s.body, 0, s.loop, *h});
@@ -432,6 +445,169 @@ class Composer {
       }
       default:
         return;  // require/cost at entry, writes at the end
+    }
+  }
+
+  // A loop whose bounds are computational attributes (a LOAD's row count, a GEMM's own loop nest) is
+  // selected with one trip: the case gains `hi == lo + 1`, and the body runs once with the loop
+  // variable at `lo`. More trips are the compiler's own loops (docs/taidl.md section 5).
+  void oneTrip(State& st, const Stmt& s, const Expr& lo, const Expr& hi) {
+    if (lo.uses(RefKind::kLet) || hi.uses(RefKind::kLet))
+      throw NotSelectable{where(st) + "repeat bounds [" + exprText(lo) + ", " + exprText(hi) +
+                              ") depend on data" + at(s.offset),
+                          s.offset};
+    Expr one = simp(Expr::binary(ExprOp::kEq, hi, Expr::binary(ExprOp::kAdd, lo, Expr::integer(1))));
+    if (auto v = one.constantValue(); v && *v == 0) return;  // never one trip: no case
+    if (!one.constantValue()) {
+      st.kase.path.push_back(one);
+      st.kase.constraints.push_back(one);
+    }
+    st.loops[static_cast<size_t>(s.loop)] = 0;
+    st.loop_exprs[static_cast<size_t>(s.loop)] = lo;
+    st.frames.push_back(Frame{&s.body, 0, s.loop, 1});
+  }
+
+  // `let NAME = B[starts]`: the element's word becomes a kLet reference (its index in the case's
+  // lets); its uses in addresses become bit fields (address()).
+  void let(State& st, const Stmt& s) {
+    SymLet l;
+    l.buffer = s.buffer_index;
+    l.loc = isa_.loc(s.offset);
+    for (const Expr& e : s.starts) {
+      Expr start = need(e, st, "let index", e.offset());
+      if (start.uses(RefKind::kBeta) || start.uses(RefKind::kLet))
+        throw NotSelectable{where(st) + "let " + s.name.text + " reads " + s.buffer.text +
+                                " at `" + exprText(start) +
+                                "`, an index that depends on addressing attributes or data" +
+                                at(s.offset),
+                            s.offset};
+      l.starts.push_back(std::move(start));
+    }
+    auto id = static_cast<int32_t>(st.kase.lets.size());
+    st.kase.lets.push_back(std::move(l));
+    st.lets[static_cast<size_t>(s.loop)] = Expr::ref(RefKind::kLet, id, s.name.text);
+    st.let_stmts.push_back(&s);
+  }
+
+  // An address: a let's word may appear in it only as bit fields `word // d % m` (d and m
+  // constants), each replaced by its addressing attribute.
+  Expr address(const Expr& e, State& st) {
+    Expr a = need(e, st, "address", e.offset());
+    if (!a.uses(RefKind::kLet)) return a;
+    Expr out = fields(a, a.rootIndex(), st, e.offset());
+    return simp(out);
+  }
+
+  Expr fields(const Expr& e, int32_t i, State& st, uint32_t offset) {
+    const ExprNode& n = e.node(i);
+    auto isWord = [&](int32_t k) {
+      return e.node(k).op == ExprOp::kRef && e.node(k).ref == RefKind::kLet;
+    };
+    auto constant = [&](int32_t k) -> int64_t {
+      auto v = e.subtree(k).constantValue();
+      return v && *v > 0 ? *v : 0;
+    };
+    int32_t word = -1;
+    int64_t d = 1, m = 0;
+    if (isWord(i)) {
+      word = i;
+    } else if (n.op == ExprOp::kFloorDiv && isWord(n.a) && constant(n.b)) {
+      word = n.a, d = constant(n.b);
+    } else if (n.op == ExprOp::kMod && constant(n.b)) {
+      const ExprNode& x = e.node(n.a);
+      if (isWord(n.a)) {
+        word = n.a, m = constant(n.b);
+      } else if (x.op == ExprOp::kFloorDiv && isWord(x.a) && constant(x.b)) {
+        word = x.a, d = constant(x.b), m = constant(n.b);
+      }
+    }
+    if (word >= 0) return field(st, e.node(word).slot, d, m);
+    if (!e.subtree(i).uses(RefKind::kLet)) return e.subtree(i);
+    switch (n.op) {
+      case ExprOp::kNeg:
+        return Expr::unary(n.op, fields(e, n.a, st, offset));
+      case ExprOp::kAdd:
+      case ExprOp::kSub:
+      case ExprOp::kMul:
+        return Expr::binary(n.op, fields(e, n.a, st, offset), fields(e, n.b, st, offset));
+      default: {
+        const Stmt& s = *st.let_stmts[static_cast<size_t>(firstLet(e, i))];
+        throw NotSelectable{where(st) + "the address `" + exprText(e) + "` uses let " +
+                                s.name.text +
+                                " other than as bit fields `word // d % m` of its word" +
+                                at(offset),
+                            offset};
+      }
+    }
+  }
+
+  static int32_t firstLet(const Expr& e, int32_t i) {
+    Expr sub = e.subtree(i);
+    for (const ExprNode& n : sub.nodes())
+      if (n.op == ExprOp::kRef && n.ref == RefKind::kLet) return n.slot;
+    return 0;
+  }
+
+  // The attribute of field (d, m) of let `id` of this case (one slot per field over all cases).
+  Expr field(State& st, int32_t id, int64_t d, int64_t m) {
+    SymLet& l = st.kase.lets[static_cast<size_t>(id)];
+    for (int32_t f : l.fields) {
+      const SymLetField& x = fields_[static_cast<size_t>(f)];
+      if (x.divisor == d && x.modulus == m)
+        return Expr::ref(RefKind::kBeta, x.slot, x.name);
+    }
+    // The same let statement in another case, at the same position, shares the slot.
+    const Stmt* s = st.let_stmts[static_cast<size_t>(id)];
+    for (size_t f = 0; f < fields_.size(); ++f) {
+      if (field_stmts_[f] == s && field_lets_[f] == id && fields_[f].divisor == d &&
+          fields_[f].modulus == m) {
+        l.fields.push_back(static_cast<int32_t>(f));
+        return Expr::ref(RefKind::kBeta, fields_[f].slot, fields_[f].name);
+      }
+    }
+    SymLetField x;
+    x.slot = static_cast<int32_t>(attrs_.size() + fields_.size());
+    x.divisor = d;
+    x.modulus = m;
+    x.name = s->name.text + (m ? "//" + std::to_string(d) + "%" + std::to_string(m)
+                               : "//" + std::to_string(d));
+    l.fields.push_back(static_cast<int32_t>(fields_.size()));
+    fields_.push_back(x);
+    field_stmts_.push_back(s);
+    field_lets_.push_back(id);
+    return Expr::ref(RefKind::kBeta, x.slot, x.name);
+  }
+
+  // A word must be the sum of its fields: fields disjoint in the word's digits (each divisor a
+  // multiple of the previous field's divisor times modulus), each field inside its modulus and
+  // the word inside the buffer's element type. The bounds become the case's constraints.
+  void checkLetFields(SymCase& c) const {
+    for (const SymLet& l : c.lets) {
+      std::vector<SymLetField> fs;
+      for (int32_t f : l.fields)
+        fs.push_back(fields_[static_cast<size_t>(f)]);
+      std::sort(fs.begin(), fs.end(),
+                [](const SymLetField& a, const SymLetField& b) { return a.divisor < b.divisor; });
+      const Buffer& b = isa_.buffers[static_cast<size_t>(l.buffer)];
+      int bits = hlo::bitWidth(b.dtype);
+      int64_t top = bits >= 63 ? INT64_MAX : (int64_t{1} << bits);
+      for (size_t k = 0; k < fs.size(); ++k) {
+        int64_t end = k + 1 < fs.size() ? fs[k + 1].divisor : top;
+        if (fs[k].modulus == 0 && k + 1 < fs.size())
+          throw NotSelectable{"the field `" + fs[k].name + "` of a let's word overlaps `" +
+                                  fs[k + 1].name + "`: the word cannot be made from its fields",
+                              0};
+        int64_t span = fs[k].modulus ? fs[k].divisor * fs[k].modulus : top;
+        if (k + 1 < fs.size() && (end % span != 0))
+          throw NotSelectable{"the fields `" + fs[k].name + "` and `" + fs[k + 1].name +
+                                  "` of a let's word overlap: the word cannot be made from its "
+                                  "fields",
+                              0};
+        Expr ref = Expr::ref(RefKind::kBeta, fs[k].slot, fs[k].name);
+        int64_t limit = fs[k].modulus ? fs[k].modulus : (top - 1) / fs[k].divisor + 1;
+        c.constraints.push_back(Expr::binary(ExprOp::kGe, ref, Expr::integer(0)));
+        c.constraints.push_back(Expr::binary(ExprOp::kLt, ref, Expr::integer(limit)));
+      }
     }
   }
 
@@ -485,7 +661,7 @@ class Composer {
     bool declared = s.kind == StmtKind::kReads;
     std::vector<Expr> starts, extents;
     for (const Expr& e : s.starts)
-      starts.push_back(need(e, st, "address", e.offset()));
+      starts.push_back(address(e, st));
     const std::vector<Expr>& ext = declared ? s.sizes : s.type.dims;
     for (const Expr& e : ext)
       extents.push_back(need(e, st, "extent", e.offset()));
@@ -590,11 +766,16 @@ class Composer {
       out.value = w.value;
       st.kase.outputs.push_back(std::move(out));
     }
-    if (st.kase.outputs.empty())
-      throw NotSelectable{unit_ + " writes no buffer (it only changes registers)", 0};
+    if (st.kase.outputs.empty()) {
+      // A case that writes nothing (a LOAD of zero elements) is not one to select; a unit none
+      // of whose cases writes is not selectable (run()).
+      writes_nothing_ = true;
+      return;
+    }
+    checkLetFields(st.kase);
     // A case whose constraints leave some attribute no value can never be taken.
-    for (const Interval& b :
-         inferBounds(st.kase.constraints, static_cast<int32_t>(attrs_.size()))) {
+    for (const Interval& b : inferBounds(st.kase.constraints,
+                                         static_cast<int32_t>(attrs_.size() + fields_.size()))) {
       if (b.empty()) return;
     }
     prune(st.kase);
@@ -660,6 +841,11 @@ class Composer {
   bool is_macro_;
   std::vector<State> work_;
   std::vector<SymCase> done_;
+  // The let fields over all cases (Semantics::let_fields), with the let that made each.
+  std::vector<SymLetField> fields_;
+  bool writes_nothing_ = false;  // some case wrote no buffer (dropped)
+  std::vector<const Stmt*> field_stmts_;
+  std::vector<int32_t> field_lets_;
 };
 
 std::vector<Expr> identityArgs(const std::vector<Attribute>& attrs) {

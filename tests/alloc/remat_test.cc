@@ -83,7 +83,7 @@ bool placedAndExact(const Phase1& p, const isel::PiiGraph& g, uint64_t seed) {
   if (placed.status != AllocStatus::kAllocated) return false;
   const isel::PiiGraph& final_graph = placed.graph(g);
   oracle::Program program = backend::buildProgram(p.isa, p.selector->units(), final_graph, placed,
-                                                  p.selector->kernel(), p.kernel->name());
+                                                  p.selector->kernel(), p.kernel->name(), 1);
   backend::VerifyReport r = backend::verify(p.isa, *p.kernel, program, {.sets = 2, .seed = seed});
   EXPECT_TRUE(r.ok) << r.mismatch << "\n" << final_graph.str(p.isa, p.selector->units());
   return true;

@@ -46,7 +46,7 @@ TEST_P(Candidates, EveryPlacedCandidateComputesTheKernel) {
     }
     const isel::PiiGraph& placed_graph = placed.graph(*graph);
     oracle::Program program = buildProgram(isa, selector.units(), placed_graph, placed,
-                                           selector.kernel(), kernel->name());
+                                           selector.kernel(), kernel->name(), 1);
     VerifyReport r = verify(isa, *kernel, program, {.sets = 2, .seed = 40 + i});
     EXPECT_TRUE(r.ok) << "candidate " << i << ": " << r.mismatch << "\n"
                       << placed_graph.str(isa, selector.units()) << "\n"

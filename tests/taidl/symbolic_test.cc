@@ -339,9 +339,6 @@ TEST(Symbolic, ReasonsForNotSelectable) {
   EXPECT_NE(instSem(isa, "square").reason.find("the address `a * a` of b is not affine"),
             std::string::npos)
       << instSem(isa, "square").reason;
-  EXPECT_NE(instSem(isa, "counted").reason.find("repeat bounds [0, n) are not constant"),
-            std::string::npos)
-      << instSem(isa, "counted").reason;
   EXPECT_NE(instSem(isa, "regif").reason.find("if condition `$x == 0` reads register $x"),
             std::string::npos)
       << instSem(isa, "regif").reason;
@@ -394,6 +391,85 @@ TEST(Symbolic, InstantiationChecksTypes) {
   std::unique_ptr<hlo::HloModule> m = instantiate(isa, c, std::vector<int64_t>{2});
   EXPECT_EQ(m->entry()->parameter(0)->shape().shortStr(), "u8[256]");
   EXPECT_THROW(instantiate(isa, c, std::vector<int64_t>{-1}), DiagnosticError);
+}
+
+TEST(Symbolic, ALoopOverComputationalBoundsIsSelectedWithOneTrip) {
+  Isa isa = load(kUnits);
+  const Semantics& s = instSem(isa, "counted");
+  ASSERT_TRUE(s.selectable) << s.reason;
+  ASSERT_EQ(s.cases.size(), 1u);
+  const std::string text = semanticsText(isa, s);
+  EXPECT_NE(text.find("n == 1"), std::string::npos) << text;
+  EXPECT_EQ(s.cases[0].outputs.size(), 1u);
+}
+
+constexpr const char* kWords = R"(isa words;
+buffer uop[8] of u32[];
+buffer acc[16] of s32[1, 4];
+instruction move(u; ) {
+  require u >= 0 && u < 8;
+  let w = uop[u];
+  %x : s32[1, 1, 4] = read acc[w % 16, 0, 0];
+  write acc[w // 16 % 16, 0, 0] = %x;
+}
+instruction doubled(u; ) {
+  require u >= 0 && u < 8;
+  let w = uop[u];
+  %x : s32[1, 1, 4] = read acc[(w + 1) % 16, 0, 0];
+  write acc[0, 0, 0] = %x;
+}
+instruction overlapping(u; ) {
+  require u >= 0 && u < 8;
+  let w = uop[u];
+  %x : s32[1, 1, 4] = read acc[w % 32 // 2 % 16, 0, 0];
+  %y : s32[1, 1, 4] = read acc[w % 32 % 16, 0, 0];
+  write acc[w // 16 % 16, 0, 0] = %y;
+}
+instruction looped(u; ) {
+  require u >= 0 && u < 8;
+  let w = uop[u];
+  repeat i in [0, w) {
+    %x : s32[1, 1, 4] = read acc[i, 0, 0];
+    write acc[i, 0, 0] = %x;
+  }
+}
+)";
+
+TEST(Symbolic, ALetsWordIsBitFieldsThatAreAddressingAttributes) {
+  Isa isa = load(kWords);
+  const Semantics& s = instSem(isa, "move");
+  ASSERT_TRUE(s.selectable) << s.reason;
+  ASSERT_EQ(s.let_fields.size(), 2u);
+  // Slots past the unit's one attribute: word % 16 (the read), word // 16 % 16 (the write).
+  EXPECT_EQ(s.let_fields[0].slot, 1);
+  EXPECT_EQ(s.let_fields[0].divisor, 1);
+  EXPECT_EQ(s.let_fields[0].modulus, 16);
+  EXPECT_EQ(s.let_fields[1].slot, 2);
+  EXPECT_EQ(s.let_fields[1].divisor, 16);
+  EXPECT_EQ(s.let_fields[1].modulus, 16);
+  ASSERT_EQ(s.cases.size(), 1u);
+  const SymCase& c = s.cases[0];
+  ASSERT_EQ(c.lets.size(), 1u);
+  EXPECT_EQ(c.lets[0].fields, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(exprText(c.lets[0].starts[0]), "u");
+  // The slices are addressed by the fields, affinely.
+  ASSERT_EQ(c.inputs.size(), 1u);
+  EXPECT_TRUE(c.inputs[0].starts[0].usesSlot(RefKind::kBeta, 1));
+  EXPECT_TRUE(c.outputs[0].starts[0].usesSlot(RefKind::kBeta, 2));
+  // Each field within its modulus is a constraint of the case.
+  const std::string text = semanticsText(isa, s);
+  EXPECT_NE(text.find("w//16%16 < 16"), std::string::npos) << text;
+}
+
+TEST(Symbolic, ALetWordUsedOtherThanAsFieldsIsNotSelectable) {
+  Isa isa = load(kWords);
+  EXPECT_NE(instSem(isa, "doubled").reason.find("other than as bit fields"), std::string::npos)
+      << instSem(isa, "doubled").reason;
+  EXPECT_NE(instSem(isa, "overlapping").reason.find("other than as bit fields"),
+            std::string::npos)
+      << instSem(isa, "overlapping").reason;
+  EXPECT_NE(instSem(isa, "looped").reason.find("depend on data"), std::string::npos)
+      << instSem(isa, "looped").reason;
 }
 
 }  // namespace

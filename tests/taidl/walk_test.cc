@@ -308,9 +308,10 @@ instruction pick(; a) {
   EXPECT_THROW(walk(isa, pick, std::vector<int64_t>{0}, regs, {}, r), DiagnosticError);
   CompiledWalk compiled(isa, pick);
   EXPECT_FALSE(compiled.run(std::vector<int64_t>{0}, regs, r));  // lets take walk()
-  // Not selectable: its addresses depend on data.
+  // Not selectable: the element it reads is chosen by an addressing attribute.
   EXPECT_FALSE(isa.instruction_semantics[static_cast<size_t>(pick)].selectable);
-  EXPECT_NE(isa.instruction_semantics[static_cast<size_t>(pick)].reason.find("depend on data"),
+  EXPECT_NE(isa.instruction_semantics[static_cast<size_t>(pick)].reason.find(
+                "an index that depends on addressing attributes or data"),
             std::string::npos);
 }
 
