@@ -11,18 +11,19 @@
 //     model's ranking, the MAPE, the cycles of the ranking model's first choice over the best, and
 //     the probe's coverage (the share of the program's calls its cut ran);
 //  2. transfer to a new accelerator design (Gemmini with a 32x32 array, DIM=32): a model trained
-//     on DIM=16 (shared features only) and adapted with k DIM=32 samples, against one trained
-//     from scratch on the same k samples; tau on the held-out DIM=32 kernels, for k in
-//     {0, 10, 50, 200, all}, averaged over 5 draws of the samples; and across accelerators, AMX ->
-//     Gemmini DIM=16, Gemmini DIM=16 -> TPUv1 and Gemmini DIM=16 -> Trainium (the same table, the
-//     target's kernels held out in turn).
+//     on DIM=16 (shared features only) and transferred with k DIM=32 samples by costmodel::adapt
+//     (cross-validation on the k samples, by kernel, chooses the source as it is, the source
+//     continued with 50 rounds on them, or a model of them alone), beside the source continued
+//     (always) and a model trained from scratch on the same k samples; tau on the held-out DIM=32
+//     kernels, for k in {0, 10, 50, 200, all}, averaged over 5 draws of the samples, and how often
+//     adapt chose each candidate; and across accelerators, AMX -> Gemmini DIM=16, Gemmini DIM=16
+//     -> TPUv1 and Gemmini DIM=16 -> Trainium (the same table, the target's kernels held out in
+//     turn).
 //
 // Four models: a regression of cycles, a ranking, a regression of the cycles' ratio to the
 // probe's estimate, and that model of the probe's error gated on the probe's coverage
-// (costmodel/gate.h); the transfer tables add the gated model "checked": the source's corrections
-// kept only where they predict the k target programs better than the probe alone, else the model
-// from scratch. A kernel whose programs all take the same cycles has nothing to rank and is left
-// out of the means.
+// (costmodel/gate.h). A kernel whose programs all take the same cycles has nothing to rank and is
+// left out of the means.
 //
 // Usage: bench_costmodel [--quick] [--cache DIR]   (--quick: fewer kernels; DIR, default
 // costmodel-data: the dataset, built on the first run, read on the next)
@@ -41,6 +42,7 @@
 
 #include "backend/tune.h"
 #include "common/gemm_hlo.h"
+#include "costmodel/adapt.h"
 #include "costmodel/features.h"
 #include "costmodel/gate.h"
 #include "costmodel/model.h"
@@ -169,24 +171,28 @@ costmodel::TrainParams objective(bool ranking) {
 enum Kind { kCycles, kRank, kRatio, kGated };
 constexpr int kKinds = 4;
 
-// The rows a model of `kind` learns from and their labels: a gated model's, the rows whose probe
-// extrapolated something (a covered program says nothing about the probe's error).
+// What a model of `kind` learns from row `i` of `s`: the cycles; for the ratio models the ratio to
+// the probe's estimate, or the correction of its extrapolated part (gated; NaN where the probe
+// extrapolated nothing: such a program says nothing about the probe's error).
+double labelOf(const Split& s, size_t i, Kind kind) {
+  if (kind == kCycles || kind == kRank) return s.y[i];
+  if (kind == kRatio) return 1000 * s.y[i] / s.probe[i].estimate();
+  std::optional<double> c = costmodel::correctionOf(s.probe[i], s.y[i]);
+  return c ? 1000 * *c : std::nan("");
+}
+
+// The rows a model of `kind` learns from and their labels.
 std::pair<Split, std::vector<double>> learnable(const Split& s, Kind kind) {
-  if (kind == kCycles || kind == kRank) return {s, s.y};
   Split out;
   std::vector<double> y;
   for (size_t i = 0; i < s.y.size(); ++i) {
-    double label = s.y[i] / s.probe[i].estimate();
-    if (kind == kGated) {
-      std::optional<double> c = costmodel::correctionOf(s.probe[i], s.y[i]);
-      if (!c) continue;
-      label = *c;
-    }
+    const double label = labelOf(s, i, kind);
+    if (std::isnan(label)) continue;
     out.x.push_back(s.x[i]);
     out.y.push_back(s.y[i]);
     out.kernel.push_back(s.kernel[i]);
     out.probe.push_back(s.probe[i]);
-    y.push_back(1000 * label);
+    y.push_back(label);
   }
   return {std::move(out), std::move(y)};
 }
@@ -209,14 +215,20 @@ costmodel::TrainParams paramsOf(Kind kind) {
   return objective(kind == kRank);
 }
 
+// A model's output for a program of probe `probe` as cycles (or, for kRank, a score in the
+// cycles' order).
+double toCycles(double output, const costmodel::ProbeParts& probe, Kind kind) {
+  if (kind == kRatio) return output * probe.estimate() / 1000;
+  if (kind == kGated) return costmodel::gatedCycles(probe, output / 1000);
+  return output;
+}
+
 // Cycles (or, for kRank, scores in the cycles' order). A gated model that learnt nothing applies
 // no correction: the probe's estimate.
 std::vector<double> predicted(const costmodel::Model* m, const Split& s, Kind kind) {
   std::vector<double> p = m ? m->predict(s.x) : std::vector<double>(s.y.size(), 1000);
-  for (size_t i = 0; i < p.size(); ++i) {
-    if (kind == kRatio) p[i] *= s.probe[i].estimate() / 1000;
-    if (kind == kGated) p[i] = costmodel::gatedCycles(s.probe[i], p[i] / 1000);
-  }
+  for (size_t i = 0; i < p.size(); ++i)
+    p[i] = toCycles(p[i], s.probe[i], kind);
   return p;
 }
 
@@ -285,17 +297,12 @@ void heldOut(const std::vector<Sample>& data, const std::vector<Shape>& shapes,
   std::fflush(stdout);
 }
 
-// The mean absolute log error of predicted cycles: how far off, whatever the scale.
-double logError(const std::vector<double>& predicted, const std::vector<double>& cycles) {
-  double sum = 0;
-  for (size_t i = 0; i < cycles.size(); ++i)
-    sum += std::abs(std::log(std::max(1.0, predicted[i]) / std::max(1.0, cycles[i])));
-  return cycles.empty() ? 0 : sum / static_cast<double>(cycles.size());
-}
-
 // Table 2 for one pair of designs: a model trained on every source program (shared features),
-// adapted with k target samples, against one trained from scratch on the same k; tau on each
-// held-out target kernel, mean over kernels and 5 draws of the k samples.
+// transferred with k target samples by costmodel::adapt (cross-validation on the k samples, by
+// kernel, chooses the source as it is, the source continued with 50 rounds on them, or a model of
+// them alone), beside the source continued (the transfer before adapt) and a model trained from
+// scratch on the same k; tau on each held-out target kernel, mean over kernels and 5 draws of the
+// k samples; and how often adapt chose each candidate.
 void transfer(const std::vector<Sample>& source, const std::vector<Sample>& target,
               size_t target_kernels, const std::string& label) {
   std::printf(
@@ -305,19 +312,22 @@ void transfer(const std::vector<Sample>& source, const std::vector<Sample>& targ
   const char* names[kKinds] = {"(reg)", "(rank)", "(ratio)", "(gated)"};
   std::printf("%6s", "k");
   for (int r = 0; r < kKinds; ++r)
-    std::printf(" %12s %9s", "transferred", "scratch");
-  std::printf(" %9s\n%6s", "gated", "");
+    std::printf(" %12s %10s %9s", "transferred", "continued", "scratch");
+  std::printf("\n%6s", "");
   for (int r = 0; r < kKinds; ++r)
-    std::printf(" %12s %9s", names[r], names[r]);
-  std::printf(" %9s\n", "(checked)");
+    std::printf(" %12s %10s %9s", names[r], names[r], names[r]);
+  std::printf("\n");
   Split everything = rows(
       source, [](const Sample&) { return true; }, true);
   std::optional<costmodel::Model> base[kKinds];
   for (int r = 0; r < kKinds; ++r)
     base[r] = fit(everything, static_cast<Kind>(r), paramsOf(static_cast<Kind>(r)));
+  std::vector<std::string> choices;
+  double at50[kKinds] = {}, scratch200[kKinds] = {};  // acceptance 3's measure
   for (int64_t k : {0, 10, 50, 200, -1}) {
-    double transferred[kKinds] = {0, 0, 0, 0}, scratch[kKinds] = {0, 0, 0, 0}, checked = 0;
-    int kept = 0;  // draws whose check kept the source
+    double transferred[kKinds] = {0, 0, 0, 0}, continued[kKinds] = {0, 0, 0, 0},
+           scratch[kKinds] = {0, 0, 0, 0};
+    int chosen[kKinds][costmodel::kCandidates] = {};
     int runs = 0;
     for (size_t held = 0; held < target_kernels; ++held) {
       std::vector<const Sample*> pool;
@@ -339,30 +349,33 @@ void transfer(const std::vector<Sample>& source, const std::vector<Sample>& targ
           few.add(*s, true);
         for (int r = 0; r < kKinds; ++r) {
           const Kind kind = static_cast<Kind>(r);
-          costmodel::TrainParams adapt = paramsOf(kind);
-          adapt.rounds = 50;
           const costmodel::Model* from = either(base[r]);
-          std::vector<double> p =
-              take == 0 ? predicted(from, test, kind)
-                        : predicted(either(fit(few, kind, adapt, from), from), test, kind);
-          const double t = costmodel::kendallTau(p, test.y);
-          transferred[r] += t;
-          if (take == 0) {
-            if (kind == kGated) checked += t;  // no target program: nothing to check against
+          if (take == 0) {  // no target program: the source as it is
+            const double t = costmodel::kendallTau(predicted(from, test, kind), test.y);
+            transferred[r] += t;
+            continued[r] += t;
             continue;
           }
-          const double from_scratch = costmodel::kendallTau(
+          costmodel::TargetSamples samples{few.x, {}, few.kernel, few.y};
+          for (size_t i = 0; i < few.y.size(); ++i)
+            samples.labels.push_back(labelOf(few, i, kind));
+          costmodel::AdaptParams params;
+          params.target = paramsOf(kind);
+          params.seed = draw;
+          params.untrained = 1000;  // a ratio model that learnt nothing: no correction
+          params.predicts_cycles = kind != kRank;
+          const costmodel::Adapted adapted = costmodel::adapt(
+              *from, samples, params,
+              [&](size_t i, double output) { return toCycles(output, few.probe[i], kind); });
+          ++chosen[r][static_cast<size_t>(adapted.choice)];
+          transferred[r] +=
+              costmodel::kendallTau(predicted(either(adapted.model), test, kind), test.y);
+          costmodel::TrainParams more = paramsOf(kind);
+          more.rounds = params.continued_rounds;
+          continued[r] += costmodel::kendallTau(
+              predicted(either(fit(few, kind, more, from), from), test, kind), test.y);
+          scratch[r] += costmodel::kendallTau(
               predicted(either(fit(few, kind, paramsOf(kind))), test, kind), test.y);
-          scratch[r] += from_scratch;
-          // Checked: the source's corrections kept only where, on the k target programs, they
-          // predict the cycles better than no correction (the probe's estimate); otherwise the
-          // model from scratch on those programs.
-          if (kind == kGated) {
-            const bool keep = logError(predicted(from, few, kind), few.y) <
-                              logError(predicted(nullptr, few, kind), few.y);
-            checked += keep ? t : from_scratch;
-            kept += keep;
-          }
         }
         ++runs;
         if (k < 0) break;  // all samples: one draw
@@ -371,17 +384,43 @@ void transfer(const std::vector<Sample>& source, const std::vector<Sample>& targ
     auto cell = [&](double v, bool none) {
       return none ? std::string("-") : std::to_string(v / runs).substr(0, 5);
     };
-    std::printf("%6s", k < 0 ? "all" : std::to_string(k).c_str());
+    for (int r = 0; r < kKinds; ++r) {
+      if (k == 50) at50[r] = transferred[r] / runs;
+      if (k == 200) scratch200[r] = scratch[r] / runs;
+    }
+    const std::string row = k < 0 ? "all" : std::to_string(k);
+    std::printf("%6s", row.c_str());
     for (int r = 0; r < kKinds; ++r)
-      std::printf(" %12s %9s", cell(transferred[r], false).c_str(),
-                  cell(scratch[r], k == 0).c_str());
-    std::printf(
-        " %9s %s\n", cell(checked, false).c_str(),
-        k == 0
-            ? ""
-            : ("(source kept " + std::to_string(kept) + "/" + std::to_string(runs) + ")").c_str());
+      std::printf(" %12s %10s %9s", cell(transferred[r], false).c_str(),
+                  cell(continued[r], false).c_str(), cell(scratch[r], k == 0).c_str());
+    std::printf("\n");
+    if (k != 0) {
+      std::string line = "  k = " + row + ":";
+      for (int r = 0; r < kKinds; ++r) {
+        line += std::string(" ") + names[r];
+        for (size_t c = 0; c < costmodel::kCandidates; ++c)
+          line += (c ? "/" : " ") + std::to_string(chosen[r][c]);
+      }
+      choices.push_back(line);
+    }
     std::fflush(stdout);
   }
+  std::printf("adapt's choices (source as it is / continued / target alone, of the draws):\n");
+  for (const std::string& line : choices)
+    std::printf("%s\n", line.c_str());
+  // The measure (acceptance 3): transferred at 50 target samples against from scratch at
+  // 200, per model and best against best, to four places.
+  std::printf("transferred at 50 against scratch at 200:");
+  int best50 = 0, best200 = 0;
+  for (int r = 0; r < kKinds; ++r) {
+    std::printf(" %s %.4f / %.4f", names[r], at50[r], scratch200[r]);
+    if (at50[r] > at50[best50]) best50 = r;
+    if (scratch200[r] > scratch200[best200]) best200 = r;
+  }
+  std::printf("\n  best: %.4f %s against %.4f %s: %s\n", at50[best50], names[best50],
+              scratch200[best200], names[best200],
+              at50[best50] >= scratch200[best200] ? "no worse" : "worse");
+  std::fflush(stdout);
 }
 
 // Trainium's bf16 GEMM with fp32 sums, A given transposed (the stationary operand's layout,

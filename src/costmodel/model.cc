@@ -46,6 +46,18 @@ struct Model::Booster {
   }
 };
 
+namespace {
+
+// Loads the trees (and the learner's parameters) of booster `from` into booster `to`.
+void loadTrees(BoosterHandle from, BoosterHandle to) {
+  bst_ulong len = 0;
+  const char* buf = nullptr;
+  check(XGBoosterSaveModelToBuffer(from, R"({"format": "ubj"})", &len, &buf), "save base");
+  check(XGBoosterLoadModelFromBuffer(to, buf, len), "load base");
+}
+
+}  // namespace
+
 Model::Model() = default;
 Model::~Model() = default;
 Model::Model(Model&&) noexcept = default;
@@ -53,6 +65,16 @@ Model& Model::operator=(Model&&) noexcept = default;
 
 bool Model::trained() const {
   return booster_ != nullptr;
+}
+
+Model Model::clone() const {
+  Model out;
+  if (!trained()) return out;
+  out.booster_ = std::make_unique<Booster>();
+  check(XGBoosterCreate(nullptr, 0, &out.booster_->handle), "create");
+  loadTrees(booster_->handle, out.booster_->handle);
+  check(XGBoosterSetParam(out.booster_->handle, "nthread", "1"), "threads");
+  return out;
 }
 
 Model Model::train(const std::vector<std::vector<float>>& x, const std::vector<double>& cycles,
@@ -69,13 +91,7 @@ Model Model::train(const std::vector<std::vector<float>>& x, const std::vector<d
   out.booster_ = std::make_unique<Booster>();
   check(XGBoosterCreate(&m.handle, 1, &out.booster_->handle), "create");
   BoosterHandle h = out.booster_->handle;
-  if (base && base->trained()) {
-    bst_ulong len = 0;
-    const char* buf = nullptr;
-    check(XGBoosterSaveModelToBuffer(base->booster_->handle, R"({"format": "ubj"})", &len, &buf),
-          "save base");
-    check(XGBoosterLoadModelFromBuffer(h, buf, len), "load base");
-  }
+  if (base && base->trained()) loadTrees(base->booster_->handle, h);
   const std::string depth = std::to_string(params.depth), eta = std::to_string(params.eta),
                     seed = std::to_string(params.seed);
   check(XGBoosterSetParam(h, "objective", ranking ? "rank:pairwise" : "reg:squarederror"),

@@ -38,6 +38,8 @@ class Model {
   // Cycles (kRegression), or scores that order programs as their cycles do (kRanking).
   std::vector<double> predict(const std::vector<std::vector<float>>& x) const;
   bool trained() const;
+  // A copy: the same trees, predicting the same.
+  Model clone() const;
 
  private:
   struct Booster;
