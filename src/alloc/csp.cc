@@ -109,7 +109,8 @@ class ExprTranslator {
     if (!taidl::isComparison(n.op)) return std::nullopt;
     const taidl::ExprNode& l = e_.node(n.a);
     const taidl::ExprNode& r = e_.node(n.b);
-    if (l.op != taidl::ExprOp::kRef || l.ref != taidl::RefKind::kBeta || r.op != taidl::ExprOp::kInt)
+    if (l.op != taidl::ExprOp::kRef || l.ref != taidl::RefKind::kBeta ||
+        r.op != taidl::ExprOp::kInt)
       return std::nullopt;
     const int64_t c = r.value;
     if (c > -kBetaMax && c < kBetaMax) return std::nullopt;

@@ -145,16 +145,17 @@ const WordLoader::Mover& WordLoader::moverFor(int32_t buffer) {
     if (best) owned_.push_back(std::move(best));
     if (*found) return **found;
   }
-  throw DiagnosticError(makeError(
-      "", {},
-      "no instruction of ISA '" + isa_.name + "' loads one element of buffer '" +
-          isa_.buffers[static_cast<size_t>(buffer)].name.text +
-          "' from HBM: the words its lets read cannot be stored there",
-      "a let's buffer needs a load from HBM (docs/backend.md, \"Micro-op words\")"));
+  throw DiagnosticError(
+      makeError("", {},
+                "no instruction of ISA '" + isa_.name + "' loads one element of buffer '" +
+                    isa_.buffers[static_cast<size_t>(buffer)].name.text +
+                    "' from HBM: the words its lets read cannot be stored there",
+                "a let's buffer needs a load from HBM (docs/backend.md, \"Micro-op words\")"));
 }
 
 void WordLoader::addCall(oracle::Program& program, const isel::Unit& unit,
-                         std::vector<oracle::Affine> attrs, const std::vector<LetCall::Word>& words) {
+                         std::vector<oracle::Affine> attrs,
+                         const std::vector<LetCall::Word>& words) {
   for (const LetCall::Word& w : words) {
     const Mover& m = moverFor(w.buffer);
     if (table_buffer_ < 0) {
@@ -175,12 +176,12 @@ void WordLoader::addCall(oracle::Program& program, const isel::Unit& unit,
     LinearStart in = linearStart(m.sym->inputs[0], load, m.unit->num_alpha);
     if (!solve(out, w.starts[0], load, fixed) || !solve(in, address, load, fixed) ||
         !constraintsHold(*m.sym, load))
-      throw DiagnosticError(makeError(
-          "", {},
-          "instruction '" + m.unit->name + "' cannot load the word at element " +
-              std::to_string(w.starts[0]) + " of buffer '" +
-              isa_.buffers[static_cast<size_t>(w.buffer)].name.text + "' from HBM byte " +
-              std::to_string(address)));
+      throw DiagnosticError(makeError("", {},
+                                      "instruction '" + m.unit->name +
+                                          "' cannot load the word at element " +
+                                          std::to_string(w.starts[0]) + " of buffer '" +
+                                          isa_.buffers[static_cast<size_t>(w.buffer)].name.text +
+                                          "' from HBM byte " + std::to_string(address)));
     program.callUnit(isa_, m.unit->is_macro, m.unit->index,
                      std::vector<oracle::Affine>(load.begin(), load.end()));
   }

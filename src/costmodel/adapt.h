@@ -1,7 +1,7 @@
 // Transfer of a learned cost model to a new accelerator (docs/costmodel.md, "Transfer"): a model
 // trained on a mature design's programs, and k programs of the new design labelled by the timing
 // model. Whether the source's relation between features and cycles holds on the target is not
-// known in advance — on a design whose probe is exact (TPUv1, Trainium) the source's corrections
+// known in advance — on a design whose probe is exact for every program the source's corrections
 // only blur an order that is already right — so it is asked of the k samples themselves:
 // cross-validation, grouped by kernel as the model will be used (on kernels it has not seen),
 // chooses among three candidates:

@@ -291,7 +291,7 @@ bool bindUndetermined(const UnitPattern& p, const Unit& u, AlphaSolver& a) {
 constexpr int64_t kMaxAlphaEnumeration = 1 << 16;
 // Trial bindings per completions() call: nested open slots (an immediate of 65536 values under
 // an operator code) would otherwise multiply their ranges.
-constexpr int64_t kMaxAlphaTrials = 1 << 17;
+constexpr int64_t kMaxAlphaTrials = 1 << 12;
 
 void completeAlpha(const UnitPattern& p, const Unit& u, const AlphaSolver& a, size_t limit,
                    std::vector<AlphaSolver>& out, int64_t& trials) {

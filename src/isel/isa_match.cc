@@ -632,6 +632,7 @@ bool IsaMatcher::tryPattern(int32_t pattern, ClassId x) {
   };
   std::vector<Found> found;
   matchNode(p, p.skeleton_root, x, s, [&](State& m) {
+    if (found.size() >= 16 || !m.alpha.settle() || !bindUndetermined(p, u, m.alpha)) return;
     // The identity links first: they may fix an α the types leave open (Gemmini bias_load's
     // pitch, when the tile is read contiguously).
     if (!unifyIdentityLinks(p, m)) return;

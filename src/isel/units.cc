@@ -150,10 +150,9 @@ UnitSet buildUnits(const taidl::Isa& isa) {
                  int32_t num_attrs, const taidl::Semantics& sem,
                  const std::vector<taidl::AlphaRange>* ranges) {
     // A let's word fields are addressing attributes past the unit's own (taidl/semantics.h).
-    Unit u{is_macro, index,
-           name, num_alpha,
-           num_attrs + static_cast<int32_t>(sem.let_fields.size()), &sem,
-           ranges};
+    Unit u{
+        is_macro, index, name, num_alpha, num_attrs + static_cast<int32_t>(sem.let_fields.size()),
+        &sem,     ranges};
     int32_t id = static_cast<int32_t>(set.units.size());
     set.units.push_back(u);
     std::string reason;

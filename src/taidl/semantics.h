@@ -55,16 +55,16 @@ struct SymOp {
 // "Micro-op words").
 struct SymLet {
   int32_t buffer = -1;
-  std::vector<Expr> starts;   // one per dimension of the buffer's whole tensor, over alpha
+  std::vector<Expr> starts;     // one per dimension of the buffer's whole tensor, over alpha
   std::vector<int32_t> fields;  // indices into Semantics::let_fields
   SourceLoc loc;
 };
 
 struct SymLetField {
-  int32_t slot = -1;     // the attribute slot the field's value takes
-  int64_t divisor = 1;   // the field is word // divisor % modulus
-  int64_t modulus = 0;   // 0: no modulus (the word's top field)
-  std::string name;      // for listings: `word[11:22]`
+  int32_t slot = -1;    // the attribute slot the field's value takes
+  int64_t divisor = 1;  // the field is word // divisor % modulus
+  int64_t modulus = 0;  // 0: no modulus (the word's top field)
+  std::string name;     // for listings: `word[11:22]`
 };
 
 struct SymCase {

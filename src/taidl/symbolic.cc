@@ -448,15 +448,16 @@ class Composer {
     }
   }
 
-  // A loop whose bounds are computational attributes (a LOAD's row count, a GEMM's own loop nest) is
-  // selected with one trip: the case gains `hi == lo + 1`, and the body runs once with the loop
+  // A loop whose bounds are computational attributes (a LOAD's row count, a GEMM's own loop nest)
+  // is selected with one trip: the case gains `hi == lo + 1`, and the body runs once with the loop
   // variable at `lo`. More trips are the compiler's own loops (docs/taidl.md section 5).
   void oneTrip(State& st, const Stmt& s, const Expr& lo, const Expr& hi) {
     if (lo.uses(RefKind::kLet) || hi.uses(RefKind::kLet))
       throw NotSelectable{where(st) + "repeat bounds [" + exprText(lo) + ", " + exprText(hi) +
                               ") depend on data" + at(s.offset),
                           s.offset};
-    Expr one = simp(Expr::binary(ExprOp::kEq, hi, Expr::binary(ExprOp::kAdd, lo, Expr::integer(1))));
+    Expr one =
+        simp(Expr::binary(ExprOp::kEq, hi, Expr::binary(ExprOp::kAdd, lo, Expr::integer(1))));
     if (auto v = one.constantValue(); v && *v == 0) return;  // never one trip: no case
     if (!one.constantValue()) {
       st.kase.path.push_back(one);
@@ -476,8 +477,8 @@ class Composer {
     for (const Expr& e : s.starts) {
       Expr start = need(e, st, "let index", e.offset());
       if (start.uses(RefKind::kBeta) || start.uses(RefKind::kLet))
-        throw NotSelectable{where(st) + "let " + s.name.text + " reads " + s.buffer.text +
-                                " at `" + exprText(start) +
+        throw NotSelectable{where(st) + "let " + s.name.text + " reads " + s.buffer.text + " at `" +
+                                exprText(start) +
                                 "`, an index that depends on addressing attributes or data" +
                                 at(s.offset),
                             s.offset};
@@ -532,11 +533,10 @@ class Composer {
         return Expr::binary(n.op, fields(e, n.a, st, offset), fields(e, n.b, st, offset));
       default: {
         const Stmt& s = *st.let_stmts[static_cast<size_t>(firstLet(e, i))];
-        throw NotSelectable{where(st) + "the address `" + exprText(e) + "` uses let " +
-                                s.name.text +
-                                " other than as bit fields `word // d % m` of its word" +
-                                at(offset),
-                            offset};
+        throw NotSelectable{
+            where(st) + "the address `" + exprText(e) + "` uses let " + s.name.text +
+                " other than as bit fields `word // d % m` of its word" + at(offset),
+            offset};
       }
     }
   }
@@ -553,8 +553,7 @@ class Composer {
     SymLet& l = st.kase.lets[static_cast<size_t>(id)];
     for (int32_t f : l.fields) {
       const SymLetField& x = fields_[static_cast<size_t>(f)];
-      if (x.divisor == d && x.modulus == m)
-        return Expr::ref(RefKind::kBeta, x.slot, x.name);
+      if (x.divisor == d && x.modulus == m) return Expr::ref(RefKind::kBeta, x.slot, x.name);
     }
     // The same let statement in another case, at the same position, shares the slot.
     const Stmt* s = st.let_stmts[static_cast<size_t>(id)];
@@ -569,8 +568,8 @@ class Composer {
     x.slot = static_cast<int32_t>(attrs_.size() + fields_.size());
     x.divisor = d;
     x.modulus = m;
-    x.name = s->name.text + (m ? "//" + std::to_string(d) + "%" + std::to_string(m)
-                               : "//" + std::to_string(d));
+    x.name = s->name.text +
+             (m ? "//" + std::to_string(d) + "%" + std::to_string(m) : "//" + std::to_string(d));
     l.fields.push_back(static_cast<int32_t>(fields_.size()));
     fields_.push_back(x);
     field_stmts_.push_back(s);
@@ -774,8 +773,8 @@ class Composer {
     }
     checkLetFields(st.kase);
     // A case whose constraints leave some attribute no value can never be taken.
-    for (const Interval& b : inferBounds(st.kase.constraints,
-                                         static_cast<int32_t>(attrs_.size() + fields_.size()))) {
+    for (const Interval& b :
+         inferBounds(st.kase.constraints, static_cast<int32_t>(attrs_.size() + fields_.size()))) {
       if (b.empty()) return;
     }
     prune(st.kase);

@@ -465,8 +465,7 @@ TEST(Symbolic, ALetWordUsedOtherThanAsFieldsIsNotSelectable) {
   Isa isa = load(kWords);
   EXPECT_NE(instSem(isa, "doubled").reason.find("other than as bit fields"), std::string::npos)
       << instSem(isa, "doubled").reason;
-  EXPECT_NE(instSem(isa, "overlapping").reason.find("other than as bit fields"),
-            std::string::npos)
+  EXPECT_NE(instSem(isa, "overlapping").reason.find("other than as bit fields"), std::string::npos)
       << instSem(isa, "overlapping").reason;
   EXPECT_NE(instSem(isa, "looped").reason.find("depend on data"), std::string::npos)
       << instSem(isa, "looped").reason;
