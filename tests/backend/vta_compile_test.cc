@@ -96,6 +96,17 @@ TEST(VtaCompile, AOneRowGemmWithRequantisationLoadsEachCallsMicroOpAndVerifies) 
   expectVerifies(c, 21);
 }
 
+TEST(VtaCompile, The16CubedRequantisedGemmCompilesWholeAndVerifies) {
+  const std::string file = testing::sourceDir() + "/examples/vta/gemm_requant_16x16x16.hlo";
+  Compiled c = compileText(readFile(file), file);
+  std::map<std::string, int> count;
+  for (const std::string& n : callNames(c, c.result.program.body))
+    ++count[n];
+  EXPECT_EQ(count["gemm"], 32) << c.text;  // a reset and an accumulation per row
+  EXPECT_EQ(count["load_uop"], count["gemm"] + count["alu"]) << c.text;
+  expectVerifies(c, 23);
+}
+
 TEST(VtaCompile, The16CubedRequantisedGemmCompilesAsALoopOverRowsAndVerifies) {
   const std::string file = testing::sourceDir() + "/examples/vta/gemm_requant_16x16x16.hlo";
   TileSchedule rows;

@@ -1,6 +1,7 @@
 #include "differential/generators.h"
 
 #include <cctype>
+#include <functional>
 #include <map>
 #include <random>
 #include <regex>
@@ -646,6 +647,81 @@ void tpuKernel(Draft& d, Rng& r) {
   movementKernel(d, r, "s8", n, 256);
 }
 
+// ---------------------------------------------------------------------------------------------
+// VTA: int8 GEMMs of 1x16 input rows by 16x16 weight blocks ([out][in], as VTA keeps them) into
+// int32 accumulators, requantised there by the ALU (immediate shifts, multiplies, adds, MIN / MAX
+// clamps, a second accumulator tile: a bias loaded as int32) and stored truncated to int8; and
+// elementwise ALU chains on int8 inputs sign-extended into the accumulators (ACC_8BIT loads).
+// ---------------------------------------------------------------------------------------------
+
+// An ALU epilogue over `x` (s32[rows, cols]); `extra` yields a second s32 operand.
+std::string vtaEpilogue(Hlo& h, Rng& r, std::string x, const std::string& shape,
+                        const std::function<std::string()>& extra, std::string& category) {
+  auto splat = [&](int v) {
+    return h.op(shape, "broadcast(" + h.constant("s32[]", std::to_string(v)) + "), dimensions={}");
+  };
+  int steps = r.uniform(1, 3);
+  for (int i = 0; i < steps; ++i) {
+    switch (r.uniform(0, 5)) {
+      case 0:
+        x = h.op(shape, "shift-right-arithmetic(" + x + ", " + splat(r.uniform(0, 12)) + ")");
+        category += "-shr";
+        break;
+      case 1:
+        x = h.op(shape, "multiply(" + x + ", " + splat(r.uniform(-8, 8)) + ")");
+        category += "-mul";
+        break;
+      case 2:
+        x = h.op(shape, "add(" + x + ", " + splat(r.uniform(-300, 300)) + ")");
+        category += "-addimm";
+        break;
+      case 3:
+        x = h.op(shape, "add(" + x + ", " + extra() + ")");
+        category += "-add";
+        break;
+      case 4:
+        x = h.op(shape, (r.chance(0.5) ? "maximum(" : "minimum(") + x + ", " + extra() + ")");
+        category += "-minmax";
+        break;
+      default:
+        x = h.op(shape, "maximum(" + x + ", " + splat(0) + ")");
+        category += "-relu";
+        break;
+    }
+  }
+  if (r.chance(0.6)) {
+    x = h.op(shape, "clamp(" + h.constant("s32[]", "-128") + ", " + x + ", " +
+                        h.constant("s32[]", "127") + ")");
+    category += "-clamp";
+  }
+  return x;
+}
+
+void vtaKernel(Draft& d, Rng& r) {
+  Hlo& h = d.hlo;
+  const int rows = r.pick(std::vector<int>{1, 2, 3, 4, 8, 16});
+  if (r.chance(0.6)) {
+    // GEMM: a[rows, 16] · Wᵀ with W [cols][16] (one or two 16x16 blocks), then the epilogue.
+    const int cols = r.chance(0.7) ? 16 : 32;
+    const std::string acc = "s32" + dims(rows, cols);
+    d.category = cols == 16 ? "gemm" : "gemm2";
+    std::string a = h.param("s8" + dims(rows, 16)), w = h.param("s8" + dims(cols, 16));
+    std::string x =
+        h.op(acc, "dot(" + a + ", " + w + "), lhs_contracting_dims={1}, rhs_contracting_dims={1}");
+    auto bias = [&] { return h.param(acc); };
+    x = vtaEpilogue(h, r, x, acc, bias, d.category);
+    h.op("s8" + dims(rows, cols), "convert(" + x + ")");
+    return;
+  }
+  // Elementwise: int8 inputs widened to int32, an ALU chain, truncated back.
+  d.category = "alu";
+  const std::string acc = "s32" + dims(rows, 16);
+  Pool pool(h, r, "s8" + dims(rows, 16));
+  auto widened = [&] { return h.op(acc, "convert(" + pool.take(0.3) + ")"); };
+  std::string x = vtaEpilogue(h, r, widened(), acc, widened, d.category);
+  h.op("s8" + dims(rows, 16), "convert(" + x + ")");
+}
+
 using KernelFn = void (*)(Draft&, Rng&);
 
 KernelFn generatorFor(const std::string& isa) {
@@ -653,6 +729,7 @@ KernelFn generatorFor(const std::string& isa) {
   if (isa == "gemmini") return gemminiKernel;
   if (isa == "amx") return amxKernel;
   if (isa == "tpuv1") return tpuKernel;
+  if (isa == "vta") return vtaKernel;
   throw std::invalid_argument("no differential generator for ISA '" + isa + "'");
 }
 
@@ -670,7 +747,7 @@ GeneratedKernel finish(const std::string& name, Draft& d) {
 }  // namespace
 
 const std::vector<std::string>& generatorIsas() {
-  static const std::vector<std::string> isas{"qkv", "qkv_new", "gemmini", "amx", "tpuv1"};
+  static const std::vector<std::string> isas{"qkv", "qkv_new", "gemmini", "amx", "tpuv1", "vta"};
   return isas;
 }
 
@@ -735,6 +812,11 @@ std::vector<GeneratedKernel> inexpressibleKernels(const std::string& isa) {
     add("tanh", "f32[4,256]", "tanh", 1);
     add("s8_multiply", "s8[4,256]", "multiply", 2);
     add("f64_subtract", "f64[4,256]", "subtract", 2);
+  } else if (isa == "vta") {
+    add("f32_add", "f32[1,16]", "add", 2);
+    add("s32_divide", "s32[1,16]", "divide", 2);
+    add("s16_add", "s16[1,16]", "add", 2);
+    add("tanh", "f32[1,16]", "tanh", 1);
   } else {
     throw std::invalid_argument("no inexpressible kernels for ISA '" + isa + "'");
   }
