@@ -61,9 +61,9 @@ int kernelCount() {
 // 2026-12-02 when its K = 128 tile GEMMs began to compile).
 // They are checked only for sets of at least 100 kernels (smaller sets are too noisy).
 double floorFor(const std::string& isa) {
-  static const std::map<std::string, double> floors{{"qkv", 0.90},     {"qkv_new", 0.90},
-                                                    {"gemmini", 0.85}, {"amx", 0.97},
-                                                    {"tpuv1", 0.70},   {"vta", 0.65}};
+  static const std::map<std::string, double> floors{
+      {"qkv", 0.90},   {"qkv_new", 0.90}, {"gemmini", 0.85}, {"amx", 0.97},
+      {"tpuv1", 0.70}, {"vta", 0.65},     {"trainium", 0.85}};
   return floors.at(isa);
 }
 

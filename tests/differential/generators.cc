@@ -58,6 +58,14 @@ class Hlo {
     }
     return n;
   }
+  std::string maxComputation(const std::string& type) {
+    std::string n = "max_" + type;
+    if (computations_.insert(n).second) {
+      header_ += n + " {\n  x = " + type + "[] parameter(0)\n  y = " + type +
+                 "[] parameter(1)\n  ROOT m = " + type + "[] maximum(x, y)\n}\n\n";
+    }
+    return n;
+  }
   size_t paramCount() const { return params_.size(); }
   size_t number(const std::string& value) {
     auto it = numbers_.find(value);
@@ -722,6 +730,82 @@ void vtaKernel(Draft& d, Rng& r) {
   h.op("s8" + dims(rows, 16), "convert(" + x + ")");
 }
 
+// ---------------------------------------------------------------------------------------------
+// Trainium (NKI subset): the stationary-transposed bf16 GEMM `Atᵀ·B` (K = 128 partitions, fp32
+// PSUM) with per-partition bias and ReLU epilogues; fp32 elementwise chains of bf16 or fp32 tiles
+// (tensor_tensor, per-partition tensor_scalar); row reductions over the free dimension.
+// ---------------------------------------------------------------------------------------------
+
+void trainiumKernel(Draft& d, Rng& r) {
+  Hlo& h = d.hlo;
+  const int p = r.pick(std::vector<int>{32, 64, 128});
+  const int roll = r.uniform(0, 99);
+  auto f32 = [](int a, int b) { return "f32" + dims(a, b); };
+  auto out = [&](const std::string& x, int a, int b) {
+    if (r.chance(0.5)) {  // else the fp32 result, the last instruction, is the root
+      h.op("bf16" + dims(a, b), "convert(" + x + ")");
+      d.category += "-bf16";
+    }
+  };
+  if (roll < 30) {
+    d.category = "gemm";
+    const int n = r.pick(std::vector<int>{128, 256, 512});
+    std::string at = h.param("bf16" + dims(128, p)), b = h.param("bf16" + dims(128, n));
+    std::string x = h.op(f32(p, n), "dot(" + at + ", " + b +
+                                        "), lhs_contracting_dims={0}, rhs_contracting_dims={0}");
+    if (r.chance(0.6)) {
+      std::string bias = h.op(f32(p, n), "broadcast(" + h.param("f32[" + std::to_string(p) + "]") +
+                                             "), dimensions={0}");
+      x = h.op(f32(p, n), "add(" + x + ", " + bias + ")");
+      d.category += "-bias";
+    }
+    if (r.chance(0.6)) {
+      std::string z = h.op(f32(p, n), "broadcast(" + h.constant("f32[]", "0") + "), dimensions={}");
+      x = h.op(f32(p, n), "maximum(" + x + ", " + z + ")");
+      d.category += "-relu";
+    }
+    out(x, p, n);
+    return;
+  }
+  const int f = r.pick(std::vector<int>{64, 100, 256, 512});
+  const std::string in = r.chance(0.5) ? "bf16" : "f32";
+  auto input = [&] {
+    std::string v = h.param(in + dims(p, f));
+    return in == "f32" ? v : h.op(f32(p, f), "convert(" + v + ")");
+  };
+  if (roll < 80) {
+    d.category = "elementwise-" + in;
+    std::string x = input();
+    const int steps = r.uniform(1, 3);
+    for (int i = 0; i < steps; ++i) {
+      if (r.chance(0.6)) {
+        const std::string op =
+            r.pick(std::vector<std::string>{"add", "subtract", "multiply", "maximum", "minimum"});
+        x = h.op(f32(p, f), op + "(" + x + ", " + input() + ")");
+        d.category += "-" + op;
+      } else {
+        const std::string op = r.pick(std::vector<std::string>{"add", "multiply"});
+        std::string s = h.op(f32(p, f), "broadcast(" + h.param("f32[" + std::to_string(p) + "]") +
+                                            "), dimensions={0}");
+        x = h.op(f32(p, f), op + "(" + x + ", " + s + ")");
+        d.category += "-scalar-" + op;
+      }
+    }
+    out(x, p, f);
+    return;
+  }
+  if (roll < 95) {
+    const bool sum = r.chance(0.5);
+    d.category = std::string(sum ? "row-sum-" : "row-max-") + in;
+    std::string reducer = sum ? h.addComputation("f32") : h.maxComputation("f32");
+    std::string init = h.constant("f32[]", sum ? "0" : "-inf");
+    h.op("f32[" + std::to_string(p) + "]",
+         "reduce(" + input() + ", " + init + "), dimensions={1}, to_apply=" + reducer);
+    return;
+  }
+  movementKernel(d, r, "bf16", p, f);
+}
+
 using KernelFn = void (*)(Draft&, Rng&);
 
 KernelFn generatorFor(const std::string& isa) {
@@ -730,6 +814,7 @@ KernelFn generatorFor(const std::string& isa) {
   if (isa == "amx") return amxKernel;
   if (isa == "tpuv1") return tpuKernel;
   if (isa == "vta") return vtaKernel;
+  if (isa == "trainium") return trainiumKernel;
   throw std::invalid_argument("no differential generator for ISA '" + isa + "'");
 }
 
@@ -747,7 +832,8 @@ GeneratedKernel finish(const std::string& name, Draft& d) {
 }  // namespace
 
 const std::vector<std::string>& generatorIsas() {
-  static const std::vector<std::string> isas{"qkv", "qkv_new", "gemmini", "amx", "tpuv1", "vta"};
+  static const std::vector<std::string> isas{"qkv",   "qkv_new", "gemmini", "amx",
+                                             "tpuv1", "vta",     "trainium"};
   return isas;
 }
 
@@ -812,6 +898,10 @@ std::vector<GeneratedKernel> inexpressibleKernels(const std::string& isa) {
     add("tanh", "f32[4,256]", "tanh", 1);
     add("s8_multiply", "s8[4,256]", "multiply", 2);
     add("f64_subtract", "f64[4,256]", "subtract", 2);
+  } else if (isa == "trainium") {
+    add("f64_add", "f64[128,64]", "add", 2);
+    add("s32_divide", "s32[128,64]", "divide", 2);
+    add("tanh", "f32[128,64]", "tanh", 1);
   } else if (isa == "vta") {
     add("f32_add", "f32[1,16]", "add", 2);
     add("s32_divide", "s32[1,16]", "divide", 2);
