@@ -15,10 +15,11 @@ using hlo::HloOpcode;
 using hlo::OpcodeCategory;
 
 // A box of an instruction's result: per dimension its start, its size, and the result dimension
-// whose tile start it follows (-1: it starts at 0 in every tile).
+// whose tile start it follows (-1: it starts at 0 in every tile), divided by `per` (a dimension
+// merged by a reshape moves by one where the result moves by the merged inner extent).
 struct Box {
-  std::vector<int64_t> start, size, follows;
-  auto key() const { return std::tie(start, size, follows); }
+  std::vector<int64_t> start, size, follows, per;
+  auto key() const { return std::tie(start, size, follows, per); }
   bool operator<(const Box& o) const { return key() < o.key(); }
   bool operator==(const Box& o) const { return key() == o.key(); }
 
@@ -27,6 +28,7 @@ struct Box {
     b.start.assign(static_cast<size_t>(s.rank()), 0);
     b.size = s.dims();
     b.follows.assign(static_cast<size_t>(s.rank()), -1);
+    b.per.assign(static_cast<size_t>(s.rank()), 1);
     return b;
   }
   bool isWhole(const hlo::Shape& s) const {
@@ -41,11 +43,20 @@ struct Box {
     start.push_back(from.start[d]);
     size.push_back(from.size[d]);
     follows.push_back(from.follows[d]);
+    per.push_back(from.per[d]);
   }
   void takeWhole(int64_t extent) {
     start.push_back(0);
     size.push_back(extent);
     follows.push_back(-1);
+    per.push_back(1);
+  }
+  // Dimension `d` of this box as dimension `from_d` of `from`.
+  void set(size_t d, const Box& from, size_t from_d) {
+    start[d] = from.start[from_d];
+    size[d] = from.size[from_d];
+    follows[d] = from.follows[from_d];
+    per[d] = from.per[from_d];
   }
 };
 
@@ -66,6 +77,48 @@ bool isElementwise(HloOpcode op) {
       return op == HloOpcode::kCopy;
   }
   return false;
+}
+
+// The box of a reshape's operand that holds `box` of its result, when the reshape only merges
+// runs of consecutive operand dimensions (a packed [4][16][4][16] weight read as [64][64]) and
+// the box takes, of each run, whole inner dimensions and a range of one outer dimension whose
+// outer neighbours are 1 wide: then it is a box of the operand, moving with the result's box
+// scaled by the inner extent. Nothing otherwise.
+std::optional<Box> mergedBox(const hlo::Shape& operand, const hlo::Shape& result, const Box& box) {
+  Box in = Box::whole(operand);
+  size_t o = 0;
+  for (size_t d = 0; d < static_cast<size_t>(result.rank()); ++d) {
+    std::vector<size_t> run;
+    int64_t product = 1;
+    while (o < static_cast<size_t>(operand.rank()) &&
+           (product < result.dim(static_cast<int64_t>(d)) ||
+            operand.dim(static_cast<int64_t>(o)) == 1)) {
+      product *= operand.dim(static_cast<int64_t>(o));
+      run.push_back(o++);
+      if (product == result.dim(static_cast<int64_t>(d))) break;
+    }
+    if (product != result.dim(static_cast<int64_t>(d))) return std::nullopt;
+    if (box.start[d] == 0 && box.size[d] == product) continue;  // whole: the run whole
+    // The outermost dimension of the run whose inner extent divides the box.
+    int64_t inner = product;
+    for (size_t k = 0; k < run.size(); ++k) {
+      const int64_t extent = operand.dim(static_cast<int64_t>(run[k]));
+      inner /= extent;
+      if (box.start[d] % inner != 0 || box.size[d] % inner != 0) {
+        if (extent != 1) return std::nullopt;
+        continue;
+      }
+      const int64_t first = box.start[d] / inner, count = box.size[d] / inner;
+      if (first + count > extent) return std::nullopt;
+      in.start[run[k]] = first;
+      in.size[run[k]] = count;
+      in.follows[run[k]] = box.follows[d];
+      in.per[run[k]] = box.per[d] * inner;
+      break;
+    }
+  }
+  if (o != static_cast<size_t>(operand.rank())) return std::nullopt;
+  return in;
 }
 
 class TileBuilder {
@@ -110,8 +163,8 @@ class TileBuilder {
   }
   std::vector<WindowMap> windows() const {
     std::vector<WindowMap> out;
-    for (const auto& [number, follows] : windows_)
-      out.push_back(WindowMap{number, follows});
+    for (const auto& [number, map] : windows_)
+      out.push_back(WindowMap{number, map.first, map.second});
     return out;
   }
 
@@ -141,13 +194,13 @@ class TileBuilder {
     if (op == HloOpcode::kTranspose) {
       const std::vector<int64_t>& perm = *x->attrs().dimensions;
       Box in = Box::whole(x->operand(0)->shape());
-      for (size_t i = 0; i < perm.size(); ++i) {
-        size_t d = static_cast<size_t>(perm[i]);
-        in.start[d] = box.start[i];
-        in.size[d] = box.size[i];
-        in.follows[d] = box.follows[i];
-      }
+      for (size_t i = 0; i < perm.size(); ++i)
+        in.set(static_cast<size_t>(perm[i]), box, i);
       return b_.transpose(build(x->operand(0), in), perm);
+    }
+    if (op == HloOpcode::kReshape) {
+      if (std::optional<Box> in = mergedBox(x->operand(0)->shape(), s, box))
+        return b_.reshape(build(x->operand(0), *in), box.size);
     }
     if (op == HloOpcode::kDot) return dot(x, box);
     if (op == HloOpcode::kReduce && x->operandCount() == 2) return reduce(x, box);
@@ -170,8 +223,8 @@ class TileBuilder {
 
   HloInstruction* parameter(const HloInstruction* x, const Box& box) {
     const int64_t number = x->parameterNumber();
-    auto [it, fresh] = windows_.emplace(number, box.follows);
-    if (!fresh && it->second != box.follows)
+    auto [it, fresh] = windows_.emplace(number, std::make_pair(box.follows, box.per));
+    if (!fresh && it->second != std::make_pair(box.follows, box.per))
       throw NotTileable{"parameter '" + x->name() + "' is read through two different windows"};
     HloInstruction* p = declare(x);
     return box.isWhole(x->shape()) ? p : slice(p, box);
@@ -210,20 +263,14 @@ class TileBuilder {
         in.size[c] = block_.size;
         in.follows[c] = rank_;
       }
-      for (size_t k = 0; k < batch.size(); ++k) {
-        size_t d = static_cast<size_t>(batch[k]);
-        in.start[d] = box.start[k];
-        in.size[d] = box.size[k];
-        in.follows[d] = box.follows[k];
-      }
+      for (size_t k = 0; k < batch.size(); ++k)
+        in.set(static_cast<size_t>(batch[k]), box, k);
       size_t at = free_at;
       for (int64_t d = 0; d < operand->shape().rank(); ++d) {
         bool bound = std::count(batch.begin(), batch.end(), d) > 0 ||
                      std::count(contracting.begin(), contracting.end(), d) > 0;
         if (bound) continue;
-        in.start[static_cast<size_t>(d)] = box.start[at];
-        in.size[static_cast<size_t>(d)] = box.size[at];
-        in.follows[static_cast<size_t>(d)] = box.follows[at];
+        in.set(static_cast<size_t>(d), box, at);
         ++at;
       }
       next = at;
@@ -291,7 +338,8 @@ class TileBuilder {
   std::vector<Box> blocks_;
   std::vector<HloInstruction*> acc_;
   std::map<std::pair<const HloInstruction*, Box>, HloInstruction*> memo_;
-  std::map<int64_t, std::vector<int64_t>> windows_;  // parameter -> follows
+  std::map<int64_t, std::pair<std::vector<int64_t>, std::vector<int64_t>>>
+      windows_;  // parameter -> follows, per
   std::map<int64_t, HloInstruction*> params_;
 };
 
@@ -334,6 +382,7 @@ TileModuleOrReason buildTile(const hlo::HloModule& kernel, const std::vector<int
     box.start.push_back(starts[d]);
     box.size.push_back(sizes[d]);
     box.follows.push_back(static_cast<int64_t>(d));
+    box.per.push_back(1);
   }
   hlo::Shape result(results[0].elementType(), sizes);
   result.setLayout(results[0].layout());  // a window of the kernel's result, in its layout

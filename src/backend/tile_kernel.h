@@ -20,10 +20,12 @@
 namespace tacit::backend {
 
 // Where a parameter's window starts, per parameter dimension: at the box's start in result
-// dimension `result_dim`, or at 0 (the parameter is read whole in that dimension).
+// dimension `result_dim` divided by `per`, or at 0 (the parameter is read whole in that
+// dimension).
 struct WindowMap {
   int64_t parameter = -1;
   std::vector<int64_t> result_dim;  // per parameter dimension; -1: from 0, whole
+  std::vector<int64_t> per;         // the result's start divided by this (a merged dimension)
 };
 
 struct TileModule {

@@ -287,15 +287,19 @@ std::optional<std::vector<TiledProgram::HbmTensor>> TiledProgram::hbmTensors(
   const TileKind& k = step.kind;
   std::vector<HbmTensor> out;
   // follows[e]: the result dimension that dimension e of the tensor's window moves with.
+  // per[e]: the window's start along e is the result's divided by it (a reshape's merged dims).
   auto add = [&](const hlo::Shape& shape, int64_t offset, int64_t bytes,
-                 const std::vector<int64_t>& follows) {
+                 const std::vector<int64_t>& follows, const std::vector<int64_t>& per) {
     HbmTensor t{offset, bytes, std::vector<int64_t>(k.sizes.size(), 0)};
+    bool exact = true;
     auto at = [&](const std::vector<int64_t>& steps) {
       std::vector<int64_t> index(follows.size(), 0);
       for (size_t e = 0; e < follows.size(); ++e) {
         if (follows[e] < 0) continue;
         size_t d = static_cast<size_t>(follows[e]);
-        index[e] = k.first[d] + steps[d] * k.sizes[d];
+        const int64_t by = e < per.size() ? per[e] : 1;
+        index[e] = (k.first[d] + steps[d] * k.sizes[d]) / by;
+        exact = exact && (k.first[d] + steps[d] * k.sizes[d]) % by == 0;
       }
       return isel::physicalOffset(shape, index);
     };
@@ -314,23 +318,23 @@ std::optional<std::vector<TiledProgram::HbmTensor>> TiledProgram::hbmTensors(
       last[d] = k.count[d] - 1;
       far += last[d] * t.step[d];
     }
-    if (at(last) != far) return false;
+    if (at(last) != far || !exact) return false;
     out.push_back(std::move(t));
     return true;
   };
   for (size_t p = 0; p < layout_.parameters.size(); ++p) {
     const isel::KernelParameter& param = layout_.parameters[p];
-    std::vector<int64_t> follows(static_cast<size_t>(param.shape.rank()), -1);
+    std::vector<int64_t> follows(static_cast<size_t>(param.shape.rank()), -1), per;
     for (const WindowMap& w : step.windows) {
-      if (w.parameter == static_cast<int64_t>(p)) follows = w.result_dim;
+      if (w.parameter == static_cast<int64_t>(p)) follows = w.result_dim, per = w.per;
     }
-    if (!add(param.shape, param.hbm_offset, param.bytes, follows)) return std::nullopt;
+    if (!add(param.shape, param.hbm_offset, param.bytes, follows, per)) return std::nullopt;
   }
   for (const isel::KernelResult& r : layout_.results) {
     std::vector<int64_t> follows(static_cast<size_t>(r.shape.rank()));
     for (size_t d = 0; d < follows.size(); ++d)
       follows[d] = static_cast<int64_t>(d);
-    if (!add(r.shape, r.hbm_offset, r.bytes, follows)) return std::nullopt;
+    if (!add(r.shape, r.hbm_offset, r.bytes, follows, {})) return std::nullopt;
   }
   return out;
 }

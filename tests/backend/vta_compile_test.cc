@@ -118,5 +118,14 @@ TEST(VtaCompile, The16CubedRequantisedGemmCompilesAsALoopOverRowsAndVerifies) {
   expectVerifies(c, 22);
 }
 
+TEST(VtaCompile, The64CubedGemmOfPackedWeightsTilesAndVerifies) {
+  // W arrives packed ([out block][in block][out][in]) and is unpacked by a transpose and a
+  // reshape: the tiles read it through the reshape's merged dimensions.
+  const std::string file = testing::sourceDir() + "/examples/vta/gemm_requant_64x64x64.hlo";
+  Compiled c = compileText(readFile(file), file);
+  EXPECT_FALSE(c.result.stats.tiling.empty()) << c.text;
+  expectVerifies(c, 24);
+}
+
 }  // namespace
 }  // namespace tacit::backend
