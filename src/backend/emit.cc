@@ -103,6 +103,7 @@ oracle::Program buildProgram(const taidl::Isa& isa, const isel::UnitSet& units,
     const isel::PiiNode& node = graph.nodes[static_cast<size_t>(n)];
     const isel::Unit& u = units.units[static_cast<size_t>(node.unit)];
     const std::vector<int64_t>& attrs = allocation.placement.attrs[static_cast<size_t>(n)];
+    words.checkData(u, node.case_index);
     if (u.semantics->let_fields.empty()) {
       p.callUnit(isa, u.is_macro, u.index, std::vector<oracle::Affine>(attrs.begin(), attrs.end()));
     } else {

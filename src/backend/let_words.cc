@@ -96,6 +96,29 @@ LetCall letCall(const isel::Unit& unit, int32_t case_index, const std::vector<in
 WordLoader::WordLoader(const taidl::Isa& isa, const isel::UnitSet& units, int64_t hbm_alignment)
     : isa_(isa), units_(units), alignment_(std::max<int64_t>(1, hbm_alignment)) {
   movers_.assign(isa.buffers.size(), std::nullopt);
+  let_buffers_.assign(isa.buffers.size(), false);
+  for (const isel::Unit& u : units.units) {
+    if (!u.semantics) continue;
+    for (const taidl::SymCase& c : u.semantics->cases) {
+      for (const taidl::SymLet& l : c.lets)
+        let_buffers_[static_cast<size_t>(l.buffer)] = true;
+    }
+  }
+}
+
+void WordLoader::checkData(const isel::Unit& unit, int32_t case_index) const {
+  const taidl::SymCase& c = unit.semantics->cases[static_cast<size_t>(case_index)];
+  for (const auto* slices : {&c.inputs, &c.outputs}) {
+    for (const taidl::SymSlice& s : *slices) {
+      if (!let_buffers_[static_cast<size_t>(s.buffer)]) continue;
+      throw DiagnosticError(makeError(
+          "", {},
+          "instruction '" + unit.name + "' keeps data in buffer '" +
+              isa_.buffers[static_cast<size_t>(s.buffer)].name.text +
+              "', which lets read words from: the program's word loads would overwrite it",
+          "docs/backend.md, \"Micro-op words\": a let's buffer holds only words"));
+    }
+  }
 }
 
 WordLoader::~WordLoader() = default;

@@ -47,6 +47,9 @@ class WordLoader {
                const std::vector<LetCall::Word>& words);
   // Adds the table of every word loaded to the program (call once, after the last addCall).
   void finish(oracle::Program& program);
+  // Throws DiagnosticError if a call of `unit` (case `case_index`) keeps data in a buffer that
+  // lets read words from: the allocator does not know of the word loads, which would overwrite it.
+  void checkData(const isel::Unit& unit, int32_t case_index) const;
 
  private:
   struct Mover;
@@ -57,9 +60,10 @@ class WordLoader {
   int64_t alignment_;
   std::vector<std::optional<Mover*>> movers_;  // per buffer, once found
   std::vector<std::unique_ptr<Mover>> owned_;
-  std::vector<int64_t> table_;  // the words, in the order loaded
-  int32_t table_buffer_ = -1;   // the words' element type is this buffer's
-  int64_t table_base_ = -1;     // HBM byte address of the table
+  std::vector<bool> let_buffers_;  // per buffer: some unit's let reads it
+  std::vector<int64_t> table_;     // the words, in the order loaded
+  int32_t table_buffer_ = -1;      // the words' element type is this buffer's
+  int64_t table_base_ = -1;        // HBM byte address of the table
 };
 
 }  // namespace tacit::backend

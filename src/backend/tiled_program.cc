@@ -264,6 +264,7 @@ std::string TiledProgram::emitStep(const StepKernel& k, const TileIndices& index
     const isel::PiiNode& node = c.graph.nodes[static_cast<size_t>(c.allocation.order[i])];
     const isel::Unit& u = target_.units().units[static_cast<size_t>(node.unit)];
     if (std::string why = checkRequires(u, calls[i], extents); !why.empty()) return why;
+    words_->checkData(u, node.case_index);
     if (u.semantics->let_fields.empty()) {
       program_->callUnit(target_.isa(), u.is_macro, u.index, calls[i]);
       continue;
