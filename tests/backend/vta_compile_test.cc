@@ -15,6 +15,7 @@
 #include "common/slowdown.h"
 #include "hlo/parser.h"
 #include "oracle/tasm.h"
+#include "support/diagnostic.h"
 #include "support/source.h"
 
 namespace tacit::backend {
@@ -125,6 +126,50 @@ TEST(VtaCompile, The64CubedGemmOfPackedWeightsTilesAndVerifies) {
   Compiled c = compileText(readFile(file), file);
   EXPECT_FALSE(c.result.stats.tiling.empty()) << c.text;
   expectVerifies(c, 24);
+}
+
+// A buffer that lets read words from and that also holds data: the word loads would overwrite
+// the data, which the allocator does not know of, so the program is refused.
+TEST(VtaCompile, DataInALetsBufferIsRefusedWithADiagnostic) {
+  taidl::Isa isa = taidl::loadIsa(R"(isa shared_words;
+buffer idx[8] of u32[];
+buffer acc[16] of s32[1, 4];
+instruction load_idx(n; dram, sram) {
+  require n >= 1 && n <= 8 && sram >= 0 && sram + n <= 8 && dram >= 0;
+  %bytes : u8[n * 4] = read d0[dram * 4];
+  %quads = u8[n, 4] reshape(%bytes);
+  %row = u32[n] bitcast-convert(%quads);
+  write idx[sram] = %row;
+}
+instruction store_idx(n; dram, sram) {
+  require n >= 1 && n <= 8 && sram >= 0 && sram + n <= 8 && dram >= 0;
+  %row : u32[n] = read idx[sram];
+  %quads = u8[n, 4] bitcast-convert(%row);
+  %bytes = u8[n * 4] reshape(%quads);
+  write d0[dram * 4] = %bytes;
+}
+instruction move(u; ) {
+  require u >= 0 && u < 8;
+  let w = idx[u];
+  %x : s32[1, 1, 4] = read acc[w % 16, 0, 0];
+  write acc[w // 16 % 16, 0, 0] = %x;
+}
+)",
+                                  "shared_words.taidl");
+  auto kernel = hlo::parseModule(R"(HloModule copy
+ENTRY main {
+  p = u32[4] parameter(0)
+  ROOT c = u32[4] copy(p)
+}
+)",
+                                 "copy.hlo");
+  try {
+    compile(isa, *kernel, {});
+    ADD_FAILURE() << "a program keeping data in idx compiled";
+  } catch (const DiagnosticError& e) {
+    EXPECT_NE(std::string(e.what()).find("keeps data in buffer 'idx'"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
