@@ -17,6 +17,8 @@ int64_t evalPoly(const taidl::Poly& p, const std::vector<int64_t>& alpha) {
   return *v;
 }
 
+}  // namespace
+
 SliceInfo sliceInfo(const taidl::SymSlice& s, const std::vector<int64_t>& attrs) {
   SliceInfo info;
   info.buffer = s.buffer;
@@ -35,8 +37,6 @@ SliceInfo sliceInfo(const taidl::SymSlice& s, const std::vector<int64_t>& attrs)
     throw std::logic_error("slice start is not affine in β");
   return info;
 }
-
-}  // namespace
 
 CallInfo callInfo(const isel::UnitSet& units, const isel::PiiNode& node) {
   CallInfo c;

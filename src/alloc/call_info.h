@@ -37,5 +37,7 @@ struct CallInfo {
 
 // Throws std::logic_error if a start is not affine in β (the selector only selects affine units).
 CallInfo callInfo(const isel::UnitSet& units, const isel::PiiNode& node);
+// One slice's address functions for a call's attribute values (α read; β left as terms).
+SliceInfo sliceInfo(const taidl::SymSlice& slice, const std::vector<int64_t>& attrs);
 
 }  // namespace tacit::alloc

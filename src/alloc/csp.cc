@@ -113,7 +113,7 @@ class ExprTranslator {
         r.op != taidl::ExprOp::kInt)
       return std::nullopt;
     const int64_t c = r.value;
-    if (c > -kBetaMax && c < kBetaMax) return std::nullopt;
+    if (c >= -kBetaMax && c <= kBetaMax) return std::nullopt;
     switch (n.op) {  // the attribute is within (-kBetaMax, kBetaMax)
       case taidl::ExprOp::kLt:
       case taidl::ExprOp::kLe:

@@ -4,6 +4,7 @@
 #include <functional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "backend/let_words.h"
 #include "hlo/printer.h"
@@ -103,14 +104,10 @@ oracle::Program buildProgram(const taidl::Isa& isa, const isel::UnitSet& units,
     const isel::PiiNode& node = graph.nodes[static_cast<size_t>(n)];
     const isel::Unit& u = units.units[static_cast<size_t>(node.unit)];
     const std::vector<int64_t>& attrs = allocation.placement.attrs[static_cast<size_t>(n)];
-    words.checkData(u, node.case_index);
-    if (u.semantics->let_fields.empty()) {
-      p.callUnit(isa, u.is_macro, u.index, std::vector<oracle::Affine>(attrs.begin(), attrs.end()));
-    } else {
-      LetCall call = letCall(u, node.case_index, attrs);
-      words.addCall(p, u, std::vector<oracle::Affine>(call.attrs.begin(), call.attrs.end()),
-                    call.words);
-    }
+    // Constant attributes: a straight-line program's words never move.
+    std::string why =
+        words.call(p, u, node.case_index, std::vector<oracle::Affine>(attrs.begin(), attrs.end()));
+    if (!why.empty()) throw std::logic_error(why);
   }
   words.finish(p);
   return p;

@@ -1,5 +1,6 @@
 #include "backend/let_words.h"
 
+#include "alloc/call_info.h"
 #include "hlo/dtype.h"
 #include "isel/alpha_solver.h"
 #include "support/diagnostic.h"
@@ -25,39 +26,17 @@ bool constraintsHold(const taidl::SymCase& c, const std::vector<int64_t>& attrs)
   return true;
 }
 
-// The start of `slice`'s first access dimension as constant + Σ coefficient · β, evaluated for
-// the α in `attrs` (β read as 0, then one at a time as 1).
-struct LinearStart {
-  int64_t constant = 0;
-  std::vector<int64_t> coefficients;  // per attribute slot (0 for α)
-};
-
-LinearStart linearStart(const taidl::SymSlice& slice, std::vector<int64_t> attrs, int32_t alpha) {
-  LinearStart out;
-  for (size_t k = static_cast<size_t>(alpha); k < attrs.size(); ++k)
-    attrs[k] = 0;
-  out.constant = evalOr(slice.starts[0], attrs, 0);
-  out.coefficients.assign(attrs.size(), 0);
-  for (size_t k = static_cast<size_t>(alpha); k < attrs.size(); ++k) {
-    attrs[k] = 1;
-    out.coefficients[k] = evalOr(slice.starts[0], attrs, 0) - out.constant;
-    attrs[k] = 0;
-  }
-  return out;
-}
-
-// Sets one β of `start` so that it equals `target`; false if none can.
-bool solve(const LinearStart& start, int64_t target, std::vector<int64_t>& attrs,
+// Sets one β of `start` not yet `fixed` so that the start equals `target`; false if none can.
+bool solve(const alloc::AffineStart& start, int64_t target, std::vector<int64_t>& attrs,
            std::vector<bool>& fixed) {
   int64_t rest = target - start.constant;
-  for (size_t k = 0; k < attrs.size(); ++k) {
-    if (fixed[k]) rest -= start.coefficients[k] * attrs[k];
+  for (const auto& [slot, coeff] : start.terms) {
+    if (fixed[static_cast<size_t>(slot)]) rest -= coeff * attrs[static_cast<size_t>(slot)];
   }
-  for (size_t k = 0; k < attrs.size(); ++k) {
-    int64_t c = start.coefficients[k];
-    if (fixed[k] || c == 0 || rest % c != 0) continue;
-    attrs[k] = rest / c;
-    fixed[k] = true;
+  for (const auto& [slot, coeff] : start.terms) {
+    if (fixed[static_cast<size_t>(slot)] || rest % coeff != 0) continue;
+    attrs[static_cast<size_t>(slot)] = rest / coeff;
+    fixed[static_cast<size_t>(slot)] = true;
     return true;
   }
   return rest == 0;
@@ -65,37 +44,8 @@ bool solve(const LinearStart& start, int64_t target, std::vector<int64_t>& attrs
 
 }  // namespace
 
-struct WordLoader::Mover {
-  const isel::Unit* unit = nullptr;
-  int32_t case_index = 0;
-  const taidl::SymCase* sym = nullptr;
-  std::vector<int64_t> alpha;  // all attribute slots; α solved, β 0
-  int64_t element_bytes = 0;
-};
-
-LetCall letCall(const isel::Unit& unit, int32_t case_index, const std::vector<int64_t>& attrs) {
-  const taidl::Semantics& sem = *unit.semantics;
-  const taidl::SymCase& c = sem.cases[static_cast<size_t>(case_index)];
-  const size_t own = static_cast<size_t>(unit.num_attrs) - sem.let_fields.size();
-  LetCall out;
-  out.attrs.assign(attrs.begin(), attrs.begin() + static_cast<std::ptrdiff_t>(own));
-  for (const taidl::SymLet& l : c.lets) {
-    LetCall::Word w;
-    w.buffer = l.buffer;
-    for (const Expr& s : l.starts)
-      w.starts.push_back(taidl::evalExpr(s, taidl::EvalEnv{attrs}));
-    for (int32_t f : l.fields) {
-      const taidl::SymLetField& field = sem.let_fields[static_cast<size_t>(f)];
-      w.value += attrs[static_cast<size_t>(field.slot)] * field.divisor;
-    }
-    out.words.push_back(std::move(w));
-  }
-  return out;
-}
-
 WordLoader::WordLoader(const taidl::Isa& isa, const isel::UnitSet& units, int64_t hbm_alignment)
     : isa_(isa), units_(units), alignment_(std::max<int64_t>(1, hbm_alignment)) {
-  movers_.assign(isa.buffers.size(), std::nullopt);
   let_buffers_.assign(isa.buffers.size(), false);
   for (const isel::Unit& u : units.units) {
     if (!u.semantics) continue;
@@ -106,8 +56,34 @@ WordLoader::WordLoader(const taidl::Isa& isa, const isel::UnitSet& units, int64_
   }
 }
 
-void WordLoader::checkData(const isel::Unit& unit, int32_t case_index) const {
-  const taidl::SymCase& c = unit.semantics->cases[static_cast<size_t>(case_index)];
+std::string WordLoader::call(oracle::Program& program, const isel::Unit& unit, int32_t case_index,
+                             std::vector<oracle::Affine> attrs) {
+  const taidl::Semantics& sem = *unit.semantics;
+  const taidl::SymCase& c = sem.cases[static_cast<size_t>(case_index)];
+  checkData(unit, c);
+  if (!sem.let_fields.empty()) {
+    // A word is made of on-chip addresses, which loops do not move (a tiled program shifts them
+    // by constants per copy): one word per call.
+    std::vector<int64_t> values;
+    for (const oracle::Affine& a : attrs) {
+      if (!a.isConstant()) return "a let's word moves with the loops";
+      values.push_back(a.constant);
+    }
+    for (const taidl::SymLet& l : c.lets) {
+      int64_t word = 0;
+      for (int32_t f : l.fields) {
+        const taidl::SymLetField& field = sem.let_fields[static_cast<size_t>(f)];
+        word += values[static_cast<size_t>(field.slot)] * field.divisor;
+      }
+      load(program, l.buffer, taidl::evalExpr(l.starts[0], taidl::EvalEnv{values}), word);
+    }
+    attrs.resize(static_cast<size_t>(unit.num_attrs) - sem.let_fields.size());
+  }
+  program.callUnit(isa_, unit.is_macro, unit.index, std::move(attrs));
+  return "";
+}
+
+void WordLoader::checkData(const isel::Unit& unit, const taidl::SymCase& c) const {
   for (const auto* slices : {&c.inputs, &c.outputs}) {
     for (const taidl::SymSlice& s : *slices) {
       if (!let_buffers_[static_cast<size_t>(s.buffer)]) continue;
@@ -121,20 +97,15 @@ void WordLoader::checkData(const isel::Unit& unit, int32_t case_index) const {
   }
 }
 
-WordLoader::~WordLoader() = default;
-
 // A pure data movement from HBM into one element of `buffer`: a pattern of one HBM input and one
 // output in the buffer, its α solved for a single element, the cheapest such.
 const WordLoader::Mover& WordLoader::moverFor(int32_t buffer) {
-  auto& found = movers_[static_cast<size_t>(buffer)];
-  if (found) {
-    if (*found) return **found;
-  } else {
+  auto [it, fresh] = movers_.try_emplace(buffer);
+  if (fresh) {
     const taidl::Buffer& b = isa_.buffers[static_cast<size_t>(buffer)];
     std::vector<int64_t> dims(b.access.size(), 1);
     dims.insert(dims.end(), b.unit.begin(), b.unit.end());
     const hlo::Shape element(b.dtype, dims);
-    std::unique_ptr<Mover> best;
     int64_t best_cost = 0;
     for (const isel::UnitPattern& p : units_.patterns) {
       const taidl::SymCase& c = *p.sym;
@@ -159,15 +130,13 @@ const WordLoader::Mover& WordLoader::moverFor(int32_t buffer) {
         std::vector<int64_t> attrs = done.values();
         attrs.resize(static_cast<size_t>(u.num_attrs), 0);
         int64_t cost = evalOr(c.cost, attrs, 1);
-        if (best && cost >= best_cost) continue;
-        best = std::make_unique<Mover>(Mover{&u, p.case_index, &c, attrs, element.byteSize()});
+        if (it->second && cost >= best_cost) continue;
+        it->second = Mover{&u, &c, attrs, element.byteSize()};
         best_cost = cost;
       }
     }
-    found = best.get();
-    if (best) owned_.push_back(std::move(best));
-    if (*found) return **found;
   }
+  if (it->second) return *it->second;
   throw DiagnosticError(
       makeError("", {},
                 "no instruction of ISA '" + isa_.name + "' loads one element of buffer '" +
@@ -176,39 +145,34 @@ const WordLoader::Mover& WordLoader::moverFor(int32_t buffer) {
                 "a let's buffer needs a load from HBM (docs/backend.md, \"Micro-op words\")"));
 }
 
-void WordLoader::addCall(oracle::Program& program, const isel::Unit& unit,
-                         std::vector<oracle::Affine> attrs,
-                         const std::vector<LetCall::Word>& words) {
-  for (const LetCall::Word& w : words) {
-    const Mover& m = moverFor(w.buffer);
-    if (table_buffer_ < 0) {
-      table_buffer_ = w.buffer;
-      table_base_ = (program.hbm_bytes + alignment_ - 1) / alignment_ * alignment_;
-    }
-    if (isa_.buffers[static_cast<size_t>(w.buffer)].dtype !=
-        isa_.buffers[static_cast<size_t>(table_buffer_)].dtype)
-      throw DiagnosticError(makeError("", {}, "lets read words of two element types"));
-    int64_t address = table_base_ + static_cast<int64_t>(table_.size()) * m.element_bytes;
-    table_.push_back(w.value);
-    // β: the output element at the let's start, the input at the word's table entry.
-    std::vector<int64_t> load = m.alpha;
-    std::vector<bool> fixed(load.size(), false);
-    for (int32_t k = 0; k < m.unit->num_alpha; ++k)
-      fixed[static_cast<size_t>(k)] = true;
-    LinearStart out = linearStart(m.sym->outputs[0], load, m.unit->num_alpha);
-    LinearStart in = linearStart(m.sym->inputs[0], load, m.unit->num_alpha);
-    if (!solve(out, w.starts[0], load, fixed) || !solve(in, address, load, fixed) ||
-        !constraintsHold(*m.sym, load))
-      throw DiagnosticError(makeError("", {},
-                                      "instruction '" + m.unit->name +
-                                          "' cannot load the word at element " +
-                                          std::to_string(w.starts[0]) + " of buffer '" +
-                                          isa_.buffers[static_cast<size_t>(w.buffer)].name.text +
-                                          "' from HBM byte " + std::to_string(address)));
-    program.callUnit(isa_, m.unit->is_macro, m.unit->index,
-                     std::vector<oracle::Affine>(load.begin(), load.end()));
+// Appends `word` to the table and its load into element `element` of `buffer`.
+void WordLoader::load(oracle::Program& program, int32_t buffer, int64_t element, int64_t word) {
+  const Mover& m = moverFor(buffer);
+  if (table_buffer_ < 0) {
+    table_buffer_ = buffer;
+    table_base_ = (program.hbm_bytes + alignment_ - 1) / alignment_ * alignment_;
   }
-  program.callUnit(isa_, unit.is_macro, unit.index, std::move(attrs));
+  if (isa_.buffers[static_cast<size_t>(buffer)].dtype !=
+      isa_.buffers[static_cast<size_t>(table_buffer_)].dtype)
+    throw DiagnosticError(makeError("", {}, "lets read words of two element types"));
+  const int64_t address = table_base_ + static_cast<int64_t>(table_.size()) * m.element_bytes;
+  table_.push_back(word);
+  // β: the output element at the let's start, the input at the word's table entry.
+  std::vector<int64_t> attrs = m.alpha;
+  std::vector<bool> fixed(attrs.size(), false);
+  for (int32_t k = 0; k < m.unit->num_alpha; ++k)
+    fixed[static_cast<size_t>(k)] = true;
+  if (!solve(alloc::sliceInfo(m.sym->outputs[0], attrs).starts[0], element, attrs, fixed) ||
+      !solve(alloc::sliceInfo(m.sym->inputs[0], attrs).starts[0], address, attrs, fixed) ||
+      !constraintsHold(*m.sym, attrs))
+    throw DiagnosticError(makeError("", {},
+                                    "instruction '" + m.unit->name +
+                                        "' cannot load the word at element " +
+                                        std::to_string(element) + " of buffer '" +
+                                        isa_.buffers[static_cast<size_t>(buffer)].name.text +
+                                        "' from HBM byte " + std::to_string(address)));
+  program.callUnit(isa_, m.unit->is_macro, m.unit->index,
+                   std::vector<oracle::Affine>(attrs.begin(), attrs.end()));
 }
 
 void WordLoader::finish(oracle::Program& program) {

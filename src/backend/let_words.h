@@ -9,7 +9,7 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,51 +19,42 @@
 
 namespace tacit::backend {
 
-// A call of a unit whose attribute values include let fields: its declared attributes, and per
-// let the element it reads (buffer, starts) and the word it must find there.
-struct LetCall {
-  std::vector<int64_t> attrs;  // the unit's own attributes (fields dropped)
-  struct Word {
-    int32_t buffer = -1;
-    std::vector<int64_t> starts;
-    int64_t value = 0;
-  };
-  std::vector<Word> words;
-};
-
-// Splits a call's attribute values (α, β, then let fields) into the unit's attributes and words.
-LetCall letCall(const isel::Unit& unit, int32_t case_index, const std::vector<int64_t>& attrs);
-
-// Emits calls that store words into their buffers. Words live in one constant table placed in
-// HBM past `program.hbm_bytes` (grown to hold it); `loads` are appended before each call by
-// `addCall`. Throws DiagnosticError if the ISA has no instruction that loads one element of a
-// let's buffer from HBM.
+// Appends a program's calls, each call that reads words after the loads of its words. Words live
+// in one constant table placed in HBM past `program.hbm_bytes` (grown to hold it by finish()).
 class WordLoader {
  public:
   WordLoader(const taidl::Isa& isa, const isel::UnitSet& units, int64_t hbm_alignment);
-  ~WordLoader();
-  // Appends the loads of `words`, then the call of `unit` with `attrs` (its own attributes).
-  void addCall(oracle::Program& program, const isel::Unit& unit, std::vector<oracle::Affine> attrs,
-               const std::vector<LetCall::Word>& words);
-  // Adds the table of every word loaded to the program (call once, after the last addCall).
+  // Appends the call of `unit` (case `case_index`) with `attrs`: its attributes, then its let
+  // fields' values (taidl::Semantics::let_fields), which make the words loaded before it. Returns
+  // why not ("" when appended): a word must be the same in every iteration of the loops around
+  // the call. Throws DiagnosticError if the call keeps data in a buffer lets read words from (the
+  // allocator does not know of the word loads, which would overwrite it) or if no instruction of
+  // the ISA loads one element of a let's buffer from HBM.
+  std::string call(oracle::Program& program, const isel::Unit& unit, int32_t case_index,
+                   std::vector<oracle::Affine> attrs);
+  // Adds the table of every word loaded to the program (once, after the last call).
   void finish(oracle::Program& program);
-  // Throws DiagnosticError if a call of `unit` (case `case_index`) keeps data in a buffer that
-  // lets read words from: the allocator does not know of the word loads, which would overwrite it.
-  void checkData(const isel::Unit& unit, int32_t case_index) const;
 
  private:
-  struct Mover;
+  // The cheapest pure movement from HBM into one element of a buffer: its case and α.
+  struct Mover {
+    const isel::Unit* unit = nullptr;
+    const taidl::SymCase* sym = nullptr;
+    std::vector<int64_t> alpha;  // all attribute slots; α solved, β 0
+    int64_t element_bytes = 0;
+  };
   const Mover& moverFor(int32_t buffer);
+  void checkData(const isel::Unit& unit, const taidl::SymCase& c) const;
+  void load(oracle::Program& program, int32_t buffer, int64_t element, int64_t word);
 
   const taidl::Isa& isa_;
   const isel::UnitSet& units_;
   int64_t alignment_;
-  std::vector<std::optional<Mover*>> movers_;  // per buffer, once found
-  std::vector<std::unique_ptr<Mover>> owned_;
-  std::vector<bool> let_buffers_;  // per buffer: some unit's let reads it
-  std::vector<int64_t> table_;     // the words, in the order loaded
-  int32_t table_buffer_ = -1;      // the words' element type is this buffer's
-  int64_t table_base_ = -1;        // HBM byte address of the table
+  std::map<int32_t, std::optional<Mover>> movers_;  // per buffer searched: none, or the mover
+  std::vector<bool> let_buffers_;                   // per buffer: some unit's let reads it
+  std::vector<int64_t> table_;                      // the words, in the order loaded
+  int32_t table_buffer_ = -1;                       // the words' element type is this buffer's
+  int64_t table_base_ = -1;                         // HBM byte address of the table
 };
 
 }  // namespace tacit::backend

@@ -329,7 +329,7 @@ std::optional<CompileResult> compilePiecewise(const isel::Target& target,
     graphs.push_back(&parts->pieces[s].graph);
   }
   isel::ImportedKernel layout =
-      isel::hbmLayout(kernel, isel::alignedImport(target.needs().hbm_alignment));
+      isel::hbmLayout(kernel, isel::alignedImport({}, target.needs().hbm_alignment));
   isel::PiiGraph graph =
       joinPieces(*plan, units, layout, parts->rest ? &parts->rest->graph : nullptr, graphs);
 

@@ -264,21 +264,9 @@ std::string TiledProgram::emitStep(const StepKernel& k, const TileIndices& index
     const isel::PiiNode& node = c.graph.nodes[static_cast<size_t>(c.allocation.order[i])];
     const isel::Unit& u = target_.units().units[static_cast<size_t>(node.unit)];
     if (std::string why = checkRequires(u, calls[i], extents); !why.empty()) return why;
-    words_->checkData(u, node.case_index);
-    if (u.semantics->let_fields.empty()) {
-      program_->callUnit(target_.isa(), u.is_macro, u.index, calls[i]);
-      continue;
-    }
-    // A let's word is made of on-chip addresses, which stay or shift by constants: one word per
-    // call, loaded before it in every iteration.
-    std::vector<int64_t> values;
-    for (const Affine& a : calls[i]) {
-      if (!a.isConstant()) return "a let's word moves with the loops";
-      values.push_back(a.constant);
-    }
-    LetCall call = letCall(u, node.case_index, values);
-    calls[i].resize(call.attrs.size());
-    words_->addCall(*program_, u, calls[i], call.words);
+    // A call that reads words loads them before it, in every iteration.
+    if (std::string why = words_->call(*program_, u, node.case_index, calls[i]); !why.empty())
+      return why;
   }
   return "";
 }

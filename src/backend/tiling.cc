@@ -85,7 +85,7 @@ struct TiledCompiler::Impl {
       : target(target),
         kernel(kernel),
         options(options),
-        layout(isel::hbmLayout(kernel, isel::alignedImport(target.needs().hbm_alignment))),
+        layout(isel::hbmLayout(kernel, isel::alignedImport({}, target.needs().hbm_alignment))),
         contraction(tiling::contractionOf(target.needs(), kernel, options.reassociate)) {
     const hlo::Shape& result = kernel.entry()->root()->shape();
     if (result.isArray() && result.rank() > 0) dims = result.dims();

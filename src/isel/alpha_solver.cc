@@ -200,29 +200,6 @@ bool satisfiesKnown(const UnitPattern& p, const AlphaSolver& a, int32_t slot) {
 
 }  // namespace
 
-// Whether α `slot` reaches the data a case computes: an operator's type, attributes or literal,
-// or a slice's address or extent. An α only constraints and let indices use (where a one-trip
-// loop starts, which micro-op a GEMM reads) changes no value the unit computes.
-bool usedByData(const taidl::SymCase& c, int32_t slot) {
-  auto uses = [&](const Expr& e) { return !e.empty() && e.usesSlot(RefKind::kAlpha, slot); };
-  auto any = [&](const std::vector<Expr>& es) { return std::any_of(es.begin(), es.end(), uses); };
-  for (const taidl::SymOp& op : c.ops) {
-    if (any(op.type.dims) || uses(op.literal.expr)) return true;
-    for (const OpAttr& at : op.attrs) {
-      if (uses(at.expr) || any(at.list)) return true;
-      for (const taidl::RangeExpr& r : at.ranges)
-        if (uses(r.start) || uses(r.limit) || uses(r.stride)) return true;
-    }
-    for (const taidl::LiteralValue& l : op.literal.elements)
-      if (uses(l.expr)) return true;
-  }
-  for (const auto* slices : {&c.inputs, &c.outputs}) {
-    for (const taidl::SymSlice& sl : *slices)
-      if (any(sl.starts) || any(sl.extents)) return true;
-  }
-  return false;
-}
-
 void conjuncts(const Expr& e, std::vector<Expr>& out) {
   if (e.root().op != taidl::ExprOp::kAnd) {
     out.push_back(e);
@@ -269,7 +246,9 @@ bool bindUndetermined(const UnitPattern& p, const Unit& u, AlphaSolver& a) {
   // constraints allow (verify() checks them all once every α is known).
   for (int32_t slot = 0; slot < u.num_alpha; ++slot) {
     const taidl::AlphaRange& range = (*u.ranges)[static_cast<size_t>(slot)];
-    if (a.known(slot) || !range.bounded() || usedByData(*p.sym, slot)) continue;
+    if (a.known(slot) || !range.bounded() || static_cast<size_t>(slot) >= p.data_alpha.size() ||
+        p.data_alpha[static_cast<size_t>(slot)])
+      continue;
     for (int64_t v = range.range.lo; v <= range.range.hi && v < range.range.lo + kMaxAlphaScan;
          ++v) {
       AlphaSolver trial = a;

@@ -53,9 +53,8 @@ struct ImportOptions {
   int64_t hbm_alignment = 1;
 };
 
-// Default options with the HBM alignment set.
-inline ImportOptions alignedImport(int64_t hbm_alignment) {
-  ImportOptions o;
+// `o` with the HBM alignment set (IsaNeeds::hbm_alignment: where the ISA's addresses reach).
+inline ImportOptions alignedImport(ImportOptions o, int64_t hbm_alignment) {
   o.hbm_alignment = hbm_alignment;
   return o;
 }

@@ -19,16 +19,6 @@ std::string_view saturationStopName(SaturationStop s) {
   return "saturated";
 }
 
-namespace {
-
-// The kernel's tensors sit in HBM where the ISA's addresses can reach them.
-ImportOptions withAlignment(ImportOptions o, const Target& target) {
-  o.hbm_alignment = target.needs().hbm_alignment;
-  return o;
-}
-
-}  // namespace
-
 Selector::Selector(const Target& target, const hlo::HloModule& kernel, SelectorOptions options)
     : target_(target),
       options_(options),
@@ -36,7 +26,8 @@ Selector::Selector(const Target& target, const hlo::HloModule& kernel, SelectorO
       shapes_(&g_.addAnalysis<ShapeAnalysis>(ir_)),
       consts_(&g_.addAnalysis<ConstAnalysis>(ir_)),
       builder_(g_, ir_, *shapes_),
-      kernel_(importKernel(kernel, builder_, withAlignment(options.import, target))),
+      kernel_(importKernel(kernel, builder_,
+                           alignedImport(options.import, target.needs().hbm_alignment))),
       matcher_(target.isa(), target.units(), builder_),
       view_pass_(g_, builder_) {
   std::vector<ClassId> results;

@@ -144,6 +144,35 @@ bool isInvertibleMovement(HloOpcode op) {
          op == HloOpcode::kTranspose || op == HloOpcode::kReverse || op == HloOpcode::kCopy;
 }
 
+namespace {
+
+// Whether α `slot` reaches the data a case computes (UnitPattern::data_alpha).
+bool usedByData(const taidl::SymCase& c, int32_t slot) {
+  auto uses = [&](const taidl::Expr& e) {
+    return !e.empty() && e.usesSlot(taidl::RefKind::kAlpha, slot);
+  };
+  auto any = [&](const std::vector<taidl::Expr>& es) {
+    return std::any_of(es.begin(), es.end(), uses);
+  };
+  for (const taidl::SymOp& op : c.ops) {
+    if (any(op.type.dims) || uses(op.literal.expr)) return true;
+    for (const taidl::OpAttr& at : op.attrs) {
+      if (uses(at.expr) || any(at.list)) return true;
+      for (const taidl::RangeExpr& r : at.ranges)
+        if (uses(r.start) || uses(r.limit) || uses(r.stride)) return true;
+    }
+    for (const taidl::LiteralValue& l : op.literal.elements)
+      if (uses(l.expr)) return true;
+  }
+  for (const auto* slices : {&c.inputs, &c.outputs}) {
+    for (const taidl::SymSlice& sl : *slices)
+      if (any(sl.starts) || any(sl.extents)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 UnitSet buildUnits(const taidl::Isa& isa) {
   UnitSet set;
   auto add = [&](bool is_macro, int32_t index, const std::string& name, int32_t num_alpha,
@@ -169,6 +198,8 @@ UnitSet buildUnits(const taidl::Isa& isa) {
           reached += n.input >= 0;
         if (reached != c.inputs.size()) continue;
         cutChains(p);
+        for (int32_t slot = 0; slot < num_alpha; ++slot)
+          p.data_alpha.push_back(usedByData(c, slot));
         // A clobber that only copies an input (e.g. weights <- B) adds nothing to select.
         if (p.pure_movement && c.outputs[o].state) continue;
         set.patterns.push_back(std::move(p));

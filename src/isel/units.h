@@ -57,6 +57,10 @@ struct UnitPattern {
   };
   std::vector<InputChain> inputs;
   bool pure_movement = false;  // the whole pattern is one movement chain from input 0
+  // Per α slot: the case's data uses it (an operator's type, attributes or literal, a slice's
+  // address or extent). An α only constraints and let indices use (where a one-trip loop starts,
+  // which micro-op a GEMM reads) changes no value the unit computes: the program's free choice.
+  std::vector<bool> data_alpha;
 };
 
 // A pattern per (selectable unit, case, output), and for each unit that yields none the reason.
